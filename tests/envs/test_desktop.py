@@ -1,0 +1,369 @@
+"""DesktopEnv on a real Xvfb with openbox: every desktop action reaches a real app with the intended effect.
+
+The app under test is `desktop_apps/event_logger.py`, a Tk window that writes each event it receives
+(button number, double/triple clicks, motion, wheel, keys, the Entry's text, canvas drags) to a JSON-lines
+log; xmessage (x11-utils) stands in for a real Debian app. One display serves the whole module; each test
+resets it with a fresh app.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from Xlib.display import Display
+
+from uivenus.actions.space import (
+    Click,
+    DoubleClick,
+    Drag,
+    Finished,
+    Hotkey,
+    Hover,
+    KeyDown,
+    KeyUp,
+    LaunchApp,
+    MiddleClick,
+    MouseDown,
+    MouseUp,
+    Platform,
+    PressHome,
+    RightClick,
+    Scroll,
+    Sequence,
+    TakeNote,
+    TripleClick,
+    Type,
+    Wait,
+)
+from uivenus.envs.base import Env, OffScreenError, PlatformMismatchError, SetupError
+from uivenus.envs.desktop import DesktopConfig, DesktopEnv
+from uivenus.records import TaskSpec
+
+LOGGER = Path(__file__).parent / "desktop_apps" / "event_logger.py"
+TITLE = "Event Logger"
+SHIFT_MASK, CONTROL_MASK, BUTTON1_MASK = 1, 4, 256
+
+
+class EventLog:
+    """The event logger's JSON-lines log, read back with short polls (apps log asynchronously)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.touch()
+
+    def events(self, kind: str | None = None) -> list[dict[str, Any]]:
+        lines = self.path.read_text(encoding="utf-8").splitlines()
+        return [e for e in map(json.loads, lines) if kind is None or e["event"] == kind]
+
+    def wait_for(self, predicate: Callable[[list[dict[str, Any]]], bool], timeout: float = 3.0) -> list[dict[str, Any]]:
+        deadline = time.monotonic() + timeout
+        while True:
+            events = self.events()
+            if predicate(events) or time.monotonic() > deadline:
+                return events
+            time.sleep(0.02)
+
+    def last(self, kind: str, timeout: float = 3.0) -> dict[str, Any]:
+        events = self.wait_for(lambda es: any(e["event"] == kind for e in es), timeout)
+        matching = [e for e in events if e["event"] == kind]
+        assert matching, f"the app logged no {kind!r} event; got {[e['event'] for e in events]}"
+        return matching[-1]
+
+    def text(self) -> str:
+        texts = self.events("text")
+        return texts[-1]["value"] if texts else ""
+
+    def wait_text(self, expected: str) -> str:
+        self.wait_for(lambda es: [e["value"] for e in es if e["event"] == "text"][-1:] == [expected])
+        return self.text()
+
+    def center(self, widget: str, dx: int = 0, dy: int = 0) -> tuple[int, int]:
+        x, y, w, h = self.last("layout")[widget]
+        return x + w // 2 + dx, y + h // 2 + dy
+
+
+def logger_argv(log: EventLog, title: str = TITLE) -> list[str]:
+    return [sys.executable, str(LOGGER), str(log.path), "--title", title]
+
+
+def task_for(log: EventLog, **setup: Any) -> TaskSpec:
+    return TaskSpec(id="desktop-test", instruction="exercise the logger", platform=Platform.DESKTOP,
+                    app="event-logger", setup={"launch": [logger_argv(log)], **setup})
+
+
+@pytest.fixture(scope="module")
+def env() -> Iterator[DesktopEnv]:
+    with DesktopEnv() as desktop:
+        yield desktop
+
+
+@pytest.fixture
+def log(env: DesktopEnv, tmp_path: Path) -> EventLog:
+    """A fresh event logger on the shared display, focused, its layout logged."""
+    events = EventLog(tmp_path / "events.jsonl")
+    env.reset(task_for(events))
+    events.last("layout")
+    return events
+
+
+def pixels(image: Any) -> bytes:
+    return image.tobytes()
+
+
+# --- lifecycle and observation -----------------------------------------------------------------
+
+def test_reset_shows_the_app_and_a_full_size_screenshot(env: DesktopEnv, tmp_path: Path) -> None:
+    events = EventLog(tmp_path / "events.jsonl")
+    obs = env.reset(task_for(events))
+    assert isinstance(env, Env)
+    assert obs.platform is Platform.DESKTOP and obs.app == "event-logger"
+    assert obs.size == (1280, 800) and obs.screenshot.size == (1280, 800) and obs.screenshot.mode == "RGB"
+    assert obs.info["focused"] == TITLE
+    state = env.state()
+    assert state["display"] == env.display and state["focused"] == TITLE
+    (window,) = [w for w in state["windows"] if w["title"] == TITLE]
+    assert window["class"] == "Eventlogger"  # Tk capitalises the className it is given
+    x, y, width, height = window["geometry"]
+    assert (width, height) == (660, 300)
+    assert events.last("layout")["pad"][:2] == [x + 20, y + 20]  # the pad sits at (20, 20) in the client area
+
+
+def test_reset_replaces_the_previous_task_apps(env: DesktopEnv, tmp_path: Path) -> None:
+    first, second = EventLog(tmp_path / "a.jsonl"), EventLog(tmp_path / "b.jsonl")
+    env.reset(task_for(first))
+    env.reset(TaskSpec(id="t2", instruction="", platform="desktop", setup={"launch": [logger_argv(second, "Second")]}))
+    titles = [w["title"] for w in env.state()["windows"]]
+    assert titles == ["Second"]
+
+
+def test_reset_reports_an_app_that_dies_without_a_window(env: DesktopEnv) -> None:
+    dying = [sys.executable, "-c", "import sys; print('no display for me'); sys.exit(3)"]
+    with pytest.raises(SetupError, match="no display for me"):
+        env.reset(TaskSpec(id="t", instruction="", platform="desktop", setup={"launch": [dying]}))
+    with pytest.raises(SetupError, match="argv list"):
+        env.reset(TaskSpec(id="t", instruction="", platform="desktop", setup={"launch": ["xmessage hi"]}))
+
+
+# --- pointer -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("action", "button"), [(Click, 1), (RightClick, 3), (MiddleClick, 2)])
+def test_click_lands_on_the_point_with_its_button(env: DesktopEnv, log: EventLog, action: type, button: int) -> None:
+    before = pixels(env.observe().screenshot)
+    point = log.center("pad")
+    result = env.step(action(point=point))
+    assert result.executed and result.error is None
+    press = log.last("press")
+    assert (press["button"], press["x"], press["y"]) == (button, *point)
+    assert pixels(result.observation.screenshot) != before  # the pad now shows "presses: 1"
+
+
+def test_double_and_triple_click(env: DesktopEnv, log: EventLog) -> None:
+    env.step(DoubleClick(point=log.center("pad", dx=-60)))
+    kinds = [e["event"] for e in log.wait_for(lambda es: any(e["event"] == "double" for e in es))]
+    assert "double" in kinds and "triple" not in kinds
+    env.step(TripleClick(point=log.center("pad", dx=60)))  # far from the double click: counted afresh
+    triple = log.last("triple")
+    assert (triple["x"], triple["y"]) == log.center("pad", dx=60)
+
+
+def test_hover_moves_the_pointer(env: DesktopEnv, log: EventLog) -> None:
+    point = log.center("pad", dx=33, dy=-17)
+    assert env.step(Hover(point=point)).executed
+    motion = log.last("motion")
+    assert (motion["x"], motion["y"]) == point
+
+
+def test_drag_moves_the_canvas_square(env: DesktopEnv, log: EventLog) -> None:
+    canvas_x, canvas_y = log.last("layout")["canvas"][:2]
+    start = (canvas_x + 60, canvas_y + 60)  # the square spans 40..80 on the canvas
+    env.step(Drag(start=start, end=(start[0] + 100, start[1] + 50)))
+    drop = log.last("drop")
+    assert drop["start"] == [60, 60] and drop["end"] == [160, 110]
+    assert drop["square"] == [140.0, 90.0, 180.0, 130.0]
+    before = pixels(env.observe().screenshot)
+    env.step(Hover(point=(canvas_x + 160, canvas_y + 110)))
+    env.step(Drag(end=(canvas_x + 60, canvas_y + 60)))  # no start: from where the pointer is
+    drops = log.wait_for(lambda es: len([e for e in es if e["event"] == "drop"]) == 2)
+    assert [e for e in drops if e["event"] == "drop"][-1]["square"] == [40.0, 40.0, 80.0, 80.0]
+    assert pixels(env.observe().screenshot) != before
+
+
+def test_mouse_down_and_up_hold_the_button_across_steps(env: DesktopEnv, log: EventLog) -> None:
+    env.step(MouseDown(point=log.center("pad", dx=-50)))
+    assert log.last("press")["button"] == 1
+    env.step(Hover(point=log.center("pad", dx=50)))
+    motion = log.last("motion")
+    assert motion["x"] == log.center("pad", dx=50)[0] and motion["state"] & BUTTON1_MASK  # still held
+    assert log.events("release") == []
+    env.step(MouseUp(point=log.center("pad", dx=70)))
+    release = log.last("release")
+    assert (release["button"], release["x"]) == (1, log.center("pad", dx=70)[0])
+
+
+def test_scroll_both_axes(env: DesktopEnv, log: EventLog) -> None:
+    point = log.center("pad")
+    env.step(Scroll(direction="down", point=point, amount=2))
+    env.step(Scroll(direction="up", point=point))  # default: 3 notches
+    env.step(Scroll(direction="left", point=point, amount=1))
+    env.step(Scroll(direction="right", point=point, amount=1))
+    events = log.wait_for(lambda es: len([e for e in es if e["event"] == "press"]) >= 7)
+    presses = [(e["button"], bool(e["state"] & SHIFT_MASK)) for e in events if e["event"] == "press"]
+    # X wheel buttons 4/5 scroll vertically; Tk 8.6 reports the horizontal buttons 6/7 as Shift+4/5.
+    assert presses == [(5, False)] * 2 + [(4, False)] * 3 + [(4, True), (5, True)]
+
+
+# --- keyboard ----------------------------------------------------------------------------------
+
+def test_type_unicode_text_and_newline(env: DesktopEnv, log: EventLog) -> None:
+    env.step(Click(point=log.center("entry")))
+    result = env.step(Type(content="héllo wörld ✓"))
+    assert result.executed
+    assert log.wait_text("héllo wörld ✓") == "héllo wörld ✓"
+    env.step(Type(content="Ω\n"))
+    assert log.wait_text("héllo wörld ✓Ω") == "héllo wörld ✓Ω"
+    assert log.last("key")["keysym"] == "Return"
+
+
+def test_hotkey_with_repeat_and_modifiers(env: DesktopEnv, log: EventLog) -> None:
+    env.step(Click(point=log.center("entry")))
+    env.step(Type(content="héllo wörld ✓"))
+    env.step(Hotkey(keys=("backspace",), repeat=3))
+    assert log.wait_text("héllo wörl") == "héllo wörl"  # "✓", " " and "d" are gone
+    env.step(Hotkey(keys=("ctrl", "a")))  # Tk's Entry: Control-a moves to the line start
+    control_a = [e for e in log.events("key") if e["keysym"] == "a"][-1]
+    assert control_a["state"] & CONTROL_MASK
+    env.step(Hotkey(keys=("+",)))  # a shifted character: Shift is added for it
+    assert log.wait_text("+héllo wörl") == "+héllo wörl"
+
+
+def test_key_down_and_up_hold_keys_across_steps(env: DesktopEnv, log: EventLog) -> None:
+    env.step(Click(point=log.center("entry")))
+    env.step(KeyDown(keys=("shift",)))
+    assert log.last("key")["keysym"] == "Shift_L"
+    env.step(Hotkey(keys=("b",)))
+    assert log.wait_text("B") == "B"
+    env.step(KeyUp(keys=("shift",)))
+    assert log.last("keyup")["keysym"] == "Shift_L"
+    env.step(Hotkey(keys=("c",)))
+    assert log.wait_text("Bc") == "Bc"
+
+
+def test_unknown_key_fails_the_step_with_a_reason(env: DesktopEnv, log: EventLog) -> None:
+    result = env.step(Hotkey(keys=("fn", "f1")))
+    assert not result.executed and "UnsupportedKeyError" in (result.error or "") and "'fn'" in result.error
+
+
+def test_sequence_runs_members_in_order(env: DesktopEnv, log: EventLog) -> None:
+    result = env.step(Sequence(actions=(
+        Click(point=log.center("entry")), Type(content="abc"), Hotkey(keys=("backspace",)), Finished(),
+    )))
+    assert result.executed and len(result.info["sequence"]) == 4
+    assert log.wait_text("ab") == "ab"
+
+
+# --- apps, waiting and no-ops ------------------------------------------------------------------
+
+def test_launch_app_from_setup_apps_and_from_path(env: DesktopEnv, tmp_path: Path) -> None:
+    first, second = EventLog(tmp_path / "a.jsonl"), EventLog(tmp_path / "b.jsonl")
+    greeter = ["xmessage", "-buttons", "ok:0", "-default", "ok", "hello from uivenus"]
+    env.reset(task_for(first, apps={"second": logger_argv(second, "Second"), "greeter": greeter}))
+    result = env.step(LaunchApp(app="second"))
+    assert result.executed and result.info["window"] == "Second"
+    second.last("layout")
+    assert sorted(w["title"] for w in env.state()["windows"]) == sorted([TITLE, "Second"])
+
+    result = env.step(LaunchApp(app="greeter"))  # xmessage, a real Debian X app
+    assert result.executed and result.info["window"] == "xmessage"
+    assert env.state()["focused"] == "xmessage"
+    env.step(Hotkey(keys=("enter",)))  # presses its default button, which closes it
+    deadline = time.monotonic() + 3
+    while "xmessage" in [w["title"] for w in env.state()["windows"]] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [w["title"] for w in env.state()["windows"]].count("xmessage") == 0
+
+    result = env.step(LaunchApp(app="xmessage"))  # found on PATH; without a message it prints usage and exits
+    assert not result.executed and "usage" in (result.error or "").lower()
+    result = env.step(LaunchApp(app="no-such-app-anywhere"))
+    assert not result.executed and "AppNotFoundError" in (result.error or "") and "setup['apps']" in result.error
+
+
+def test_wait_and_no_op_actions(env: DesktopEnv, log: EventLog) -> None:
+    started = time.monotonic()
+    assert env.step(Wait(seconds=0.3)).executed
+    assert time.monotonic() - started >= 0.3
+    for action in (TakeNote(content="remember the pad"), Finished(content="done")):
+        result = env.step(action)
+        assert result.executed and result.timings["execute_s"] < 0.05
+    assert not log.events("press") and not log.events("key")
+
+
+def test_window_moves_when_its_title_bar_is_dragged(env: DesktopEnv, log: EventLog) -> None:
+    display = Display(env.display)
+    try:
+        window_id = display.get_input_focus().focus.id
+        active = display.screen().root.get_full_property(display.intern_atom("_NET_ACTIVE_WINDOW"), 0)
+        if active is None:
+            pytest.skip("no EWMH window manager on this display (openbox missing)")
+        extents = display.create_resource_object("window", active.value[0]).get_full_property(
+            display.intern_atom("_NET_FRAME_EXTENTS"), 0)
+    finally:
+        display.close()
+    assert window_id
+    top = extents.value[2]
+    (window,) = [w for w in env.state()["windows"] if w["title"] == TITLE]
+    x, y = window["geometry"][:2]
+    grip = (x + 200, y - top // 2)  # the middle of openbox's title bar
+    result = env.step(Drag(start=grip, end=(grip[0] + 120, grip[1] + 60)))
+    assert result.executed
+    (moved,) = [w for w in env.state()["windows"] if w["title"] == TITLE]
+    assert moved["geometry"][:2] == [x + 120, y + 60]
+    assert log.wait_for(lambda es: [e for e in es if e["event"] == "layout"][-1]["pad"][:2] == [x + 140, y + 80])
+
+
+# --- rejected actions and crashes --------------------------------------------------------------
+
+def test_wrong_platform_and_off_screen_points_are_rejected(env: DesktopEnv, log: EventLog) -> None:
+    with pytest.raises(PlatformMismatchError, match="desktop"):
+        env.step(PressHome())
+    with pytest.raises(OffScreenError, match="1280x800"):
+        env.step(Click(point=(1280, 10)))
+    with pytest.raises(OffScreenError):
+        env.step(Sequence(actions=(Click(point=log.center("pad")), Drag(start=(5, 5), end=(10, 800)))))
+    time.sleep(0.1)
+    assert log.events("press") == []  # nothing ran, not even the valid first member
+
+
+def test_killed_xvfb_is_detected_and_recovered(tmp_path: Path) -> None:
+    events = EventLog(tmp_path / "events.jsonl")
+    with DesktopEnv(DesktopConfig(width=800, height=600)) as desktop:
+        desktop.reset(task_for(events))
+        events.last("layout")
+        lock = Path(f"/tmp/.X{desktop.display.lstrip(':')}-lock")
+        xvfb_pid = int(lock.read_text().strip())
+        os.kill(xvfb_pid, signal.SIGKILL)
+        time.sleep(0.2)
+
+        result = desktop.step(Click(point=(10, 10)))
+        assert not result.executed and "EnvCrashedError" in (result.error or "")
+        assert result.info["recovered"] is True
+        assert result.observation.screenshot.size == (800, 600)
+        assert [w["title"] for w in desktop.state()["windows"]] == [TITLE]  # the task's app was relaunched
+        assert len(events.wait_for(lambda es: len({tuple(e["pad"]) for e in es if e["event"] == "layout"}) >= 1)) > 0
+
+        pad = events.center("pad")
+        assert desktop.step(Click(point=pad)).executed
+        assert events.last("press")["x"] == pad[0]
+        new_lock = Path(f"/tmp/.X{desktop.display.lstrip(':')}-lock")
+        new_pid = int(new_lock.read_text().strip())
+    assert not new_lock.exists()
+    with pytest.raises(ProcessLookupError):
+        os.kill(new_pid, 0)
+    desktop.close()  # idempotent

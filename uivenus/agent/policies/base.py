@@ -1,0 +1,151 @@
+"""The policy plug point: chat messages (text and screenshots) in, the model's raw text out.
+
+Every backend — an OpenAI-compatible server, a local transformers checkpoint, the bundled tiny model,
+the oracle and random floors, OCR grounding — answers the same `PolicyRequest`, so the agent loop,
+the grounding/CAPTCHA harnesses, judges and trainers never care which one they talk to. Backends are
+named by SPEC strings (`openai:http://HOST:PORT/v1#MODEL`, `hf:PATH`, `oracle`, `random`, `ocr`, `nano`)
+and built through `policy_from_spec`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Any, Protocol, runtime_checkable
+
+from PIL import Image
+
+
+class PolicyError(RuntimeError):
+    """A backend failed to answer (server down, timeout, bad reply); the message says what to check."""
+
+
+class PolicySpecError(ValueError):
+    """A SPEC string names no known backend or is malformed."""
+
+
+class Mode(StrEnum):
+    """Inference presets: agentic steps sample with thinking; grounding is greedy without it."""
+
+    AGENTIC = "agentic"
+    GROUNDING = "grounding"
+
+
+@dataclass(frozen=True)
+class Sampling:
+    temperature: float
+    max_new_tokens: int
+    thinking: bool
+    top_p: float = 1.0
+
+
+#: The presets of SYSTEM.md part 3: agentic = temperature 1.0 with thinking; grounding = greedy without.
+PRESETS: Mapping[Mode, Sampling] = MappingProxyType({
+    Mode.AGENTIC: Sampling(temperature=1.0, max_new_tokens=1024, thinking=True),
+    Mode.GROUNDING: Sampling(temperature=0.0, max_new_tokens=64, thinking=False),
+})
+
+
+@dataclass(frozen=True)
+class Message:
+    """One chat message; `content` mixes text and PIL images in order."""
+
+    role: str  # "system" | "user" | "assistant"
+    content: tuple[str | Image.Image, ...]
+
+    @property
+    def text(self) -> str:
+        return "".join(part for part in self.content if isinstance(part, str))
+
+    @property
+    def images(self) -> tuple[Image.Image, ...]:
+        return tuple(part for part in self.content if isinstance(part, Image.Image))
+
+
+@dataclass(frozen=True)
+class PolicyRequest:
+    """Everything a backend may use for one decision.
+
+    Model backends read only `messages` and `sampling`. `context` carries what non-model policies
+    need and models must never see: the live env for the oracle, the reference answer for a grounding
+    oracle, the screen size and platform for the random floor, the raw screenshot and instruction for OCR.
+    """
+
+    messages: tuple[Message, ...]
+    mode: Mode = Mode.AGENTIC
+    sampling: Sampling | None = None
+    context: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "messages", tuple(self.messages))
+        object.__setattr__(self, "context", MappingProxyType(dict(self.context)))
+        if self.sampling is None:
+            object.__setattr__(self, "sampling", PRESETS[self.mode])
+
+
+@dataclass(frozen=True)
+class PolicyReply:
+    text: str
+    latency_s: float = 0.0
+    usage: Mapping[str, int] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """Answers requests; `act_batch` lets backends that batch (transformers, servers) do so."""
+
+    name: str
+
+    def act(self, request: PolicyRequest) -> PolicyReply: ...
+
+    def act_batch(self, requests: Sequence[PolicyRequest]) -> list[PolicyReply]: ...
+
+    def close(self) -> None: ...
+
+
+class PolicyBase:
+    """Default `act_batch` (one by one) and `close` (nothing to release)."""
+
+    name: str = "policy"
+
+    def act(self, request: PolicyRequest) -> PolicyReply:
+        raise NotImplementedError
+
+    def act_batch(self, requests: Sequence[PolicyRequest]) -> list[PolicyReply]:
+        return [self.act(r) for r in requests]
+
+    def close(self) -> None:
+        return None
+
+    def __enter__(self) -> PolicyBase:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+#: Backend factories by SPEC prefix; each takes the text after `prefix:` ("" when there is none).
+POLICY_FACTORIES: dict[str, Callable[[str], Policy]] = {}
+
+
+def register_policy(prefix: str) -> Callable[[Callable[[str], Policy]], Callable[[str], Policy]]:
+    def decorate(factory: Callable[[str], Policy]) -> Callable[[str], Policy]:
+        POLICY_FACTORIES[prefix] = factory
+        return factory
+
+    return decorate
+
+
+def policy_from_spec(spec: str) -> Policy:
+    """Build a policy from its SPEC string, e.g. `openai:http://127.0.0.1:8000/v1#ui-venus` or `hf:./ckpt`."""
+    from uivenus.agent.policies import load_backends
+
+    load_backends()
+    prefix, _, rest = spec.partition(":")
+    factory = POLICY_FACTORIES.get(prefix)
+    if factory is None:
+        known = ", ".join(sorted(POLICY_FACTORIES))
+        raise PolicySpecError(f"unknown policy spec {spec!r}; known kinds: {known}")
+    return factory(rest)

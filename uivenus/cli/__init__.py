@@ -1,0 +1,16 @@
+"""The `uivenus` command: one typer app with a sub-command group per part of the system."""
+
+from __future__ import annotations
+
+import typer
+
+from uivenus.cli import actions, demo, runs
+
+app = typer.Typer(
+    help="uivenus: a GUI agent that acts on phones, browsers and desktops, and the data engine that trains it.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(actions.app, name="actions")
+app.add_typer(runs.app, name="runs")
+app.command("demo")(demo.demo)

@@ -1,0 +1,76 @@
+"""`uivenus runs`: look inside stored runs and export them for training."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from uivenus.records import Trajectory
+from uivenus.store import StoreError, episode_dirs, export_parquet, read_episode
+
+app = typer.Typer(help="Inspect stored runs (trajectories) and export them to Parquet.", no_args_is_help=True)
+console = Console()
+
+
+def _episodes(path: Path) -> list[tuple[Path, Trajectory]]:
+    try:
+        return [(d, read_episode(d)) for d in episode_dirs(path)]
+    except StoreError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(1) from None
+
+
+def _steps_table(directory: Path, trajectory: Trajectory) -> Table:
+    table = Table(title=f"{directory.name}: steps")
+    for column in ("#", "action", "error", "executed", "timings"):
+        table.add_column(column, overflow="fold")
+    for step in trajectory.steps:
+        action = json.dumps(step.action.to_dict(), ensure_ascii=False) if step.action is not None else "-"
+        timings = ", ".join(f"{name} {seconds:.2f}s" for name, seconds in step.timings.items())
+        table.add_row(str(step.index), action, step.error or "", "yes" if step.executed else "no", timings)
+    return table
+
+
+@app.command()
+def show(
+    path: Path = typer.Argument(..., help="A run directory or one episode directory of the store."),
+    steps: bool = typer.Option(False, "--steps", help="Also list every step of every episode."),
+) -> None:
+    """Summarise each episode (task, outcome, steps, answer)."""
+    episodes = _episodes(path)
+    table = Table(title=f"{path} ({len(episodes)} episode{'s' if len(episodes) != 1 else ''})")
+    for column in ("episode", "task", "outcome", "steps", "answer"):
+        table.add_column(column, overflow="fold")
+    for directory, trajectory in episodes:
+        table.add_row(directory.name, trajectory.task.id, trajectory.outcome.value, str(len(trajectory.steps)),
+                      trajectory.answer or "")
+    console.print(table)
+    if not steps:
+        return
+    for directory, trajectory in episodes:
+        console.print(_steps_table(directory, trajectory))
+        for warning in trajectory.metadata.get("warnings", ()):
+            console.print(f"[yellow]warning:[/yellow] {warning}")
+
+
+@app.command()
+def export(
+    path: Path = typer.Argument(..., help="A run directory (or one episode directory) of the store."),
+    out: Path = typer.Option(..., "--out", help="The Parquet file to write (loadable with `datasets`)."),
+) -> None:
+    """Write one Parquet row per step, screenshots included."""
+    import pyarrow.parquet as pq
+
+    with Progress(console=console, transient=True) as progress:
+        job = progress.add_task("exporting episodes", total=None)
+        try:
+            export_parquet(path, out, progress=lambda done, total: progress.update(job, completed=done, total=total))
+        except StoreError as exc:
+            console.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(1) from None
+    console.print(f"wrote {pq.ParquetFile(out).metadata.num_rows} steps to {out}")

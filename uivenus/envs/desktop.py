@@ -1,0 +1,520 @@
+"""The desktop environment: real X11 apps on a private Xvfb, input through XTEST, screenshots through MIT-SHM.
+
+Each action is turned into fake pointer and key events (no shell, no xdotool strings built from model
+output); after input the env grabs the screen until it shows the effect and holds still, so a
+screenshot is never taken in the middle of a redraw. The X mechanics live in `x11.py`; this module
+decides what every action of the unified space means on a desktop.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence as Seq
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import mss.screenshot
+from Xlib import XK
+
+from uivenus.actions import space as S
+from uivenus.actions.space import Action, Direction, Platform
+from uivenus.actions.space import ActionType as A
+from uivenus.envs.base import EnvBase, EnvCrashedError, EnvError, Observation, SetupError
+from uivenus.envs.x11 import SERVER_GONE, Screen, XConnection, Xvfb, char_keysym, log_tail, spawn, stop, x_errors
+from uivenus.records import TaskSpec
+
+log = logging.getLogger(__name__)
+XK.load_keysym_group("xf86")
+
+
+class AppNotFoundError(SetupError):
+    """LaunchApp named an app that is neither in `task.setup['apps']` nor an executable on PATH."""
+
+
+class UnsupportedKeyError(EnvError):
+    """A key name that has no X11 keysym (e.g. 'fn', which keyboards handle in hardware)."""
+
+
+#: Key names of the action space (lower-cased) -> X keysym names. Single characters map through `char_keysym`.
+KEYSYM_NAMES: Mapping[str, str] = {
+    "ctrl": "Control_L", "control": "Control_L", "alt": "Alt_L", "option": "Alt_L", "shift": "Shift_L",
+    "cmd": "Super_L", "command": "Super_L", "meta": "Super_L", "win": "Super_L", "super": "Super_L",
+    "enter": "Return", "return": "Return", "esc": "Escape", "escape": "Escape", "tab": "Tab", "space": "space",
+    "backspace": "BackSpace", "delete": "Delete", "del": "Delete", "insert": "Insert", "home": "Home",
+    "end": "End", "pageup": "Prior", "pagedown": "Next", "up": "Up", "down": "Down", "left": "Left",
+    "right": "Right", "arrowup": "Up", "arrowdown": "Down", "arrowleft": "Left", "arrowright": "Right",
+    "capslock": "Caps_Lock", "numlock": "Num_Lock", "scrolllock": "Scroll_Lock", "printscreen": "Print",
+    "prtsc": "Print", "pause": "Pause", "menu": "Menu", "volumeup": "XF86_AudioRaiseVolume",
+    "volumedown": "XF86_AudioLowerVolume", "volumemute": "XF86_AudioMute", "playpause": "XF86_AudioPlay",
+    "back": "XF86_Back", "forward": "XF86_Forward", **{f"f{i}": f"F{i}" for i in range(1, 25)},
+}
+SHIFT = XK.string_to_keysym("Shift_L")
+#: Characters Type presses as keys rather than as text (the computer prompt's "each \n presses Enter").
+TYPE_KEYS: Mapping[str, int] = {"\n": XK.string_to_keysym("Return"), "\t": XK.string_to_keysym("Tab")}
+#: (button, clicks) of each click action.
+CLICKS: Mapping[A, tuple[int, int]] = {
+    A.CLICK: (1, 1), A.DOUBLE_CLICK: (1, 2), A.TRIPLE_CLICK: (1, 3), A.RIGHT_CLICK: (3, 1), A.MIDDLE_CLICK: (2, 1),
+}
+#: Wheel buttons of each scroll direction (X11: 4/5 vertical, 6/7 horizontal).
+WHEEL: Mapping[Direction, int] = {Direction.UP: 4, Direction.DOWN: 5, Direction.LEFT: 6, Direction.RIGHT: 7}
+#: Actions that only speak to the agent loop; they touch nothing on screen.
+NO_INPUT = frozenset({A.TAKE_NOTE, A.ANSWER, A.CALL_USER, A.FINISHED})
+
+
+def key_keysym(key: str) -> int:
+    """The keysym of one action-space key name; single letters are case-insensitive ('C' is the c key)."""
+    name = KEYSYM_NAMES.get(key.lower())
+    if name is not None:
+        return XK.string_to_keysym(name)
+    if len(key) == 1:
+        return char_keysym(key.lower() if key.isascii() and key.isalpha() else key)
+    raise UnsupportedKeyError(f"key {key!r} has no X11 keysym; leave it out or use another key")
+
+
+@dataclass(frozen=True)
+class DesktopConfig:
+    """Where the display comes from and how long the env waits for windows and for a still screen."""
+
+    width: int = 1280
+    height: int = 800
+    display: str | None = None  # ":N" attaches to a running X server (started and stopped by someone else)
+    first_display: int = 90  # the scan for a free display number for our own Xvfb starts here
+    window_manager: tuple[str, ...] = ("openbox", "--sm-disable")  # () runs without one
+    launch_timeout_s: float = 10.0  # how long reset/LaunchApp wait for an app's window
+    settle_quiet_s: float = 0.1  # an input that changes nothing on screen within this long had no visible effect
+    settle_hold_s: float = 0.0  # a changed frame must stay identical this long (0: the next grab) to count as settled
+    settle_max_s: float = 1.0  # the screen is taken as it is after this long, even if still animating
+    settle_poll_s: float = 0.001  # pause between grabs while waiting for the first change
+    drag_steps: int = 10  # pointer moves between press and release (WMs and apps need motion events)
+    drag_step_s: float = 0.01
+    scroll_notches: int = 3  # wheel clicks of a Scroll without an amount
+    wait_s: float = 1.0  # length of a Wait without seconds
+
+    def __post_init__(self) -> None:
+        if self.width < 16 or self.height < 16:
+            raise ValueError(f"DesktopConfig: screen must be at least 16x16, got {self.width}x{self.height}")
+        if self.drag_steps < 1 or self.scroll_notches < 1:
+            raise ValueError("DesktopConfig: drag_steps and scroll_notches must be >= 1")
+
+
+class DesktopEnv(EnvBase):
+    """A real X11 desktop; the display starts with the env and every process it started ends on `close()`."""
+
+    platform = Platform.DESKTOP
+
+    def __init__(self, config: DesktopConfig = DesktopConfig()) -> None:
+        self.config = config
+        self._workdir = Path(tempfile.mkdtemp(prefix="uivenus-desktop-"))
+        self._xvfb: Xvfb | None = None
+        self._wm: subprocess.Popen[bytes] | None = None
+        self._apps: dict[subprocess.Popen[bytes], Path] = {}  # every app launched for the current task -> its log
+        self._app_windows: set[int] = set()  # the windows those apps opened
+        self._task: TaskSpec | None = None
+        self._held_buttons: set[int] = set()
+        self._held_keys: dict[str, list[int]] = {}  # key name -> keycodes pressed by KeyDown
+        self._frame: mss.screenshot.ScreenShot | None = None  # the settled grab of the last step, for observe()
+        self._closed = False
+        atexit.register(self.close)
+        try:
+            self._start_display()
+        except BaseException:
+            self.close()
+            raise
+
+    # --- lifecycle ------------------------------------------------------------------------------
+    def _start_display(self) -> None:
+        cfg = self.config
+        if cfg.display is None:
+            self._xvfb = Xvfb.start(cfg.width, cfg.height, cfg.first_display, self._workdir)
+            self.display = self._xvfb.display
+        else:
+            self.display = cfg.display
+        try:
+            self._x = XConnection(self.display)
+            self._screen = Screen(self.display)
+        except SERVER_GONE as exc:
+            raise SetupError(f"cannot open X display {self.display}: {exc}") from None
+        self._size = self._x.size
+        self._start_window_manager()
+
+    def _start_window_manager(self) -> None:
+        argv = self.config.window_manager
+        if not argv or self._x.wm_running():
+            return
+        if shutil.which(argv[0]) is None:
+            log.warning("window manager %r not found; windows get no decorations or focus handling", argv[0])
+            return
+        self._wm = spawn(argv, self.display, self._workdir / "wm.log")
+        deadline = time.monotonic() + 5.0
+        while not self._x.wm_running():
+            if self._wm.poll() is not None or time.monotonic() > deadline:
+                log.warning("window manager %r did not start: %s", argv[0], log_tail(self._workdir / "wm.log"))
+                return
+            time.sleep(0.02)
+
+    def _stop_display(self) -> None:
+        """Stop WM and Xvfb and drop the connections; tolerant of a server that already died."""
+        for closer in ("_x", "_screen"):
+            if hasattr(self, closer):
+                getattr(self, closer).close()
+        if self._wm is not None:
+            stop(self._wm)
+            self._wm: subprocess.Popen[bytes] | None = None
+        if self._xvfb is not None:
+            self._xvfb.stop()
+            self._xvfb = None
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        atexit.unregister(self.close)
+        try:
+            if self._alive():
+                with x_errors(self.display):
+                    self._release_held()
+                    if self._xvfb is None:
+                        self._x.unbind_spares()
+        except EnvCrashedError:
+            pass
+        self._stop_apps()
+        self._stop_display()
+        shutil.rmtree(self._workdir, ignore_errors=True)
+
+    def _alive(self) -> bool:
+        if not hasattr(self, "_x"):
+            return False
+        return self._xvfb.alive if self._xvfb is not None else True
+
+    def _check(self) -> None:
+        if self._closed:
+            raise EnvError("this DesktopEnv is closed; create a new one")
+        if not self._alive():
+            raise EnvCrashedError(f"Xvfb on {self.display} exited ({self._xvfb.process.returncode if self._xvfb else '?'})")
+
+    def _recover(self) -> bool:
+        """Restart Xvfb, the window manager and the task's apps after the X server died."""
+        if self.config.display is not None or self._closed:
+            return False  # a display we do not own is not ours to restart
+        self._held_buttons.clear()
+        self._held_keys.clear()
+        self._stop_apps()
+        self._stop_display()
+        try:
+            self._start_display()
+            if self._task is not None:
+                self._launch_task(self._task)
+        except EnvError as exc:
+            log.error("desktop recovery failed: %s", exc)
+            return False
+        return True
+
+    @property
+    def screen_size(self) -> tuple[int, int]:
+        return self._size
+
+    # --- episodes -------------------------------------------------------------------------------
+    def reset(self, task: TaskSpec) -> Observation:
+        """Stop the last task's apps, launch this task's, wait for their windows and a still screen."""
+        if self._closed:
+            raise EnvError("this DesktopEnv is closed; create a new one")
+        if not self._alive() and not self._recover():
+            raise EnvCrashedError(f"the X server on {self.display} died and could not be restarted")
+        closing = self._stop_apps()
+        with x_errors(self.display):
+            self._release_held()
+            self._wait_windows_gone(closing)
+        self._task = task
+        self._launch_task(task)
+        return self.observe()
+
+    def _launch_task(self, task: TaskSpec) -> None:
+        launch = task.setup.get("launch")
+        plans = [_argv(item, "setup.launch") for item in launch] if launch is not None else []
+        if launch is None and task.app:
+            plans = [self._resolve_app(task.app)]
+        with x_errors(self.display):
+            before_frame = self._screen.grab().raw
+            known = set(self._x.client_ids())
+            processes = [self._launch(argv) for argv in plans]
+            if processes and not self._wait_windows(known, len(processes), processes):
+                raise SetupError(
+                    f"no window appeared within {self.config.launch_timeout_s}s after launching {plans}: "
+                    + "; ".join(log_tail(self._apps[p]) for p in processes)
+                )
+            self._x.sync()
+            self._frame = self._settle(before_frame, hold_s=self.config.settle_quiet_s)
+
+    def _resolve_app(self, name: str) -> list[str]:
+        apps = self._task.setup.get("apps", {}) if self._task is not None else {}
+        if not isinstance(apps, Mapping):
+            raise SetupError(f"task.setup['apps'] must map app names to argv lists, got {type(apps).__name__}")
+        if name in apps:
+            return _argv(apps[name], f"setup.apps[{name!r}]")
+        found = shutil.which(name)
+        if found is None:
+            known = ", ".join(sorted(apps)) or "none"
+            raise AppNotFoundError(
+                f"app {name!r} is not in task.setup['apps'] (known: {known}) and no executable of that name is "
+                "on PATH; add it to setup.apps as an argv list"
+            )
+        return [found]
+
+    def _launch(self, argv: list[str]) -> subprocess.Popen[bytes]:
+        log_path = self._workdir / f"app-{len(list(self._workdir.glob('app-*.log')))}.log"
+        process = spawn(argv, self.display, log_path)
+        self._apps[process] = log_path
+        return process
+
+    def _wait_windows(self, known: set[int], count: int, processes: Seq[subprocess.Popen[bytes]]) -> list[int]:
+        """New top-level windows (at least `count`, or what there is at the timeout, or once every process ended)."""
+        deadline = time.monotonic() + self.config.launch_timeout_s
+        while True:
+            new = [w for w in self._x.client_ids() if w not in known]
+            if len(new) >= count or time.monotonic() > deadline or all(p.poll() is not None for p in processes):
+                self._app_windows.update(new)
+                return new
+            time.sleep(0.02)
+
+    def _wait_windows_gone(self, windows: set[int], timeout: float = 2.0) -> None:
+        """Wait until the WM has dropped `windows`: X reuses the ids of a dead client for the next one, so a
+        window still listed from the last task would hide the new app's window from `_wait_windows`."""
+        deadline = time.monotonic() + timeout
+        while windows & set(self._x.client_ids()) and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+    def _stop_apps(self) -> set[int]:
+        """Stop every app this env launched; returns the windows they had, which close asynchronously."""
+        for process in self._apps:
+            stop(process)
+        self._apps.clear()
+        windows, self._app_windows = self._app_windows, set()
+        return windows
+
+    # --- observing ------------------------------------------------------------------------------
+    def observe(self) -> Observation:
+        self._check()
+        with x_errors(self.display):
+            shot, self._frame = self._frame or self._screen.grab(), None
+            focused = self._focused_title()
+        return Observation(
+            screenshot=Screen.image(shot),
+            platform=self.platform,
+            size=self.screen_size,
+            app=self._task.app if self._task is not None else None,
+            info={"display": self.display, "focused": focused},
+        )
+
+    def state(self) -> Mapping[str, Any]:
+        """The display, its top-level windows (title, class, client geometry) and the focused window's title."""
+        self._check()
+        with x_errors(self.display):
+            return {
+                "display": self.display,
+                "windows": [w.to_dict() for w in self._x.windows()],
+                "focused": self._focused_title(),
+            }
+
+    def _focused_title(self) -> str | None:
+        window_id = self._x.focused_id()
+        return self._x.title(window_id) if window_id is not None else None
+
+    def _settle(self, before: bytes | bytearray | None, hold_s: float) -> mss.screenshot.ScreenShot:
+        """Grab until the screen shows the input's effect and holds still for `hold_s`, within settle_max_s.
+
+        Fast path: the first grab already differs from `before` and the next one equals it. A screen that
+        does not change within settle_quiet_s is taken as an input with no visible effect.
+        """
+        cfg = self.config
+        start = time.monotonic()
+        shot = self._screen.grab()
+        changed = before is None or shot.raw != before
+        held_from = start
+        while True:
+            now = time.monotonic()
+            if now - start >= cfg.settle_max_s or (not changed and now - start >= cfg.settle_quiet_s):
+                return shot
+            time.sleep(cfg.settle_poll_s if not changed else min(cfg.settle_poll_s, hold_s))
+            grab = self._screen.grab()
+            if grab.raw != shot.raw:
+                changed, held_from = True, time.monotonic()
+            elif changed and time.monotonic() - held_from >= hold_s:
+                return grab
+            shot = grab
+
+    # --- acting ---------------------------------------------------------------------------------
+    def _execute(self, action: Action) -> Mapping[str, Any] | None:
+        self._check()
+        if action.type in NO_INPUT:
+            return None
+        with x_errors(self.display):
+            before = self._screen.grab().raw
+            info = self._act(action)
+            self._x.sync()
+            self._frame = self._settle(before, hold_s=self.config.settle_hold_s)
+        return info
+
+    def _act(self, action: Action) -> Mapping[str, Any] | None:
+        handler = HANDLERS.get(action.type)  # None: a no-op inside a Sequence (TakeNote, Finished, ...)
+        return handler(self, action) if handler is not None else None
+
+    def _sequence(self, action: S.Sequence) -> Mapping[str, Any]:
+        infos = [self._act(inner) for inner in action.actions]
+        return {"sequence": [dict(i or {}) for i in infos]}
+
+    def _move(self, point: S.Point | None) -> None:
+        if point is not None:
+            self._x.move(*point)
+
+    def _click(self, action: Any) -> None:
+        button, clicks = CLICKS[action.type]
+        self._x.move(*action.point)
+        for _ in range(clicks):
+            self._x.button(button, True)
+            self._x.button(button, False)
+
+    def _hover(self, action: S.Hover) -> None:
+        self._x.move(*action.point)
+
+    def _drag(self, action: S.Drag) -> None:
+        cfg = self.config
+        x0, y0 = action.start if action.start is not None else self._x.pointer()
+        x1, y1 = action.end
+        self._x.move(x0, y0)
+        self._x.button(1, True)
+        for i in range(1, cfg.drag_steps + 1):
+            self._x.sync()
+            time.sleep(cfg.drag_step_s)
+            self._x.move(x0 + (x1 - x0) * i / cfg.drag_steps, y0 + (y1 - y0) * i / cfg.drag_steps)
+        self._x.sync()
+        time.sleep(cfg.drag_step_s)
+        self._x.button(1, False)
+
+    def _mouse_down(self, action: S.MouseDown) -> None:
+        self._move(action.point)
+        self._x.button(1, True)
+        self._held_buttons.add(1)
+
+    def _mouse_up(self, action: S.MouseUp) -> None:
+        self._move(action.point)
+        self._x.button(1, False)
+        self._held_buttons.discard(1)
+
+    def _scroll(self, action: S.Scroll) -> None:
+        self._move(action.point)
+        button = WHEEL[action.direction]
+        for _ in range(action.amount or self.config.scroll_notches):
+            self._x.button(button, True)
+            self._x.button(button, False)
+
+    def _type(self, action: S.Type) -> None:
+        """Type text key by key; characters no key produces are bound to spare keycodes, a batch at a time."""
+        keysyms = [TYPE_KEYS.get(ch) or char_keysym(ch) for ch in action.content]
+        batch: list[int] = []
+        unbound: set[int] = set()
+        for keysym in keysyms:
+            if not self._x.is_bound(keysym) and keysym not in unbound:
+                if len(unbound) == self._x.spare_count:
+                    self._type_batch(batch)
+                    batch, unbound = [], set()
+                unbound.add(keysym)
+            batch.append(keysym)
+        self._type_batch(batch)
+
+    def _type_batch(self, keysyms: list[int]) -> None:
+        shift = self._x.keycodes([SHIFT])[0][0]
+        for keycode, level in self._x.keycodes(keysyms):
+            if level:
+                self._x.key(shift, True)
+            self._x.key(keycode, True)
+            self._x.key(keycode, False)
+            if level:
+                self._x.key(shift, False)
+        self._x.sync()  # clients read the events before a later batch rebinds the spare keycodes
+
+    def _chord(self, keys: Seq[str]) -> list[int]:
+        """Keycodes to press for `keys`, Shift first when a character sits on the shifted level ('ctrl', '+')."""
+        pairs = self._x.keycodes([key_keysym(k) for k in keys])
+        keycodes = [keycode for keycode, _ in pairs]
+        if any(level for _, level in pairs):
+            shift = self._x.keycodes([SHIFT])[0][0]
+            keycodes = [shift] + [k for k in keycodes if k != shift]
+        return keycodes
+
+    def _hotkey(self, action: S.Hotkey) -> None:
+        keycodes = self._chord(action.keys)
+        for _ in range(action.repeat):
+            for keycode in keycodes:
+                self._x.key(keycode, True)
+            for keycode in reversed(keycodes):
+                self._x.key(keycode, False)
+
+    def _key_down(self, action: S.KeyDown) -> None:
+        for key in action.keys:
+            keycodes = self._chord([key])
+            for keycode in keycodes:
+                self._x.key(keycode, True)
+            self._held_keys[key.lower()] = keycodes
+
+    def _key_up(self, action: S.KeyUp) -> None:
+        for key in action.keys:
+            keycodes = self._held_keys.pop(key.lower(), None) or self._chord([key])
+            for keycode in reversed(keycodes):
+                self._x.key(keycode, False)
+
+    def _release_held(self) -> None:
+        for keycodes in self._held_keys.values():
+            for keycode in reversed(keycodes):
+                self._x.key(keycode, False)
+        for button in self._held_buttons:
+            self._x.button(button, False)
+        self._held_keys.clear()
+        self._held_buttons.clear()
+        self._x.sync()
+
+    def _launch_app(self, action: S.LaunchApp) -> Mapping[str, Any]:
+        argv = self._resolve_app(action.app)
+        known = set(self._x.client_ids())
+        process = self._launch(argv)
+        new = self._wait_windows(known, 1, [process])
+        if not new and process.poll() not in (None, 0):
+            raise SetupError(
+                f"{argv} exited with status {process.returncode} before showing a window: "
+                f"{log_tail(self._apps[process])}"
+            )
+        window = self._x.window(new[0]) if new else None
+        return {"launched": argv, "window": window.title if window is not None else None}
+
+    def _wait(self, action: S.Wait) -> None:
+        time.sleep(self.config.wait_s if action.seconds is None else action.seconds)
+
+
+def _argv(value: Any, where: str) -> list[str]:
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) and v for v in value):
+        return list(value)
+    raise SetupError(f"{where} must be an argv list of non-empty strings, e.g. ['xmessage', 'hi'], got {value!r}")
+
+
+#: What each desktop action does; an action type missing here is not a desktop action (validate() rejects it).
+HANDLERS: Mapping[A, Callable[[DesktopEnv, Any], Mapping[str, Any] | None]] = {
+    **{kind: DesktopEnv._click for kind in CLICKS},
+    A.HOVER: DesktopEnv._hover,
+    A.DRAG: DesktopEnv._drag,
+    A.MOUSE_DOWN: DesktopEnv._mouse_down,
+    A.MOUSE_UP: DesktopEnv._mouse_up,
+    A.SCROLL: DesktopEnv._scroll,
+    A.TYPE: DesktopEnv._type,
+    A.HOTKEY: DesktopEnv._hotkey,
+    A.KEY_DOWN: DesktopEnv._key_down,
+    A.KEY_UP: DesktopEnv._key_up,
+    A.LAUNCH_APP: DesktopEnv._launch_app,
+    A.WAIT: DesktopEnv._wait,
+    A.SEQUENCE: DesktopEnv._sequence,
+}
+assert set(HANDLERS) | NO_INPUT == set(S.actions_for(Platform.DESKTOP)), "every desktop action needs a handler"

@@ -1,0 +1,372 @@
+"""X11 plumbing for the desktop env: a private Xvfb, child processes, XTEST input, MIT-SHM grabs, window queries.
+
+Kept apart from `desktop.py` so the env reads as policy (what each action does, when the screen is
+settled) while this module holds the mechanics of talking to an X server. Every call that can fail
+because the server went away raises through `x_errors`, which turns it into `EnvCrashedError`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import time
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import mss
+import mss.exception
+import Xlib.error
+from PIL import Image
+from Xlib import X, Xatom
+from Xlib.display import Display
+from Xlib.ext import xtest
+
+from uivenus.envs.base import EnvCrashedError, SetupError
+
+log = logging.getLogger(__name__)
+
+SOCKET_DIR = Path("/tmp/.X11-unix")
+#: What Xlib and mss raise when the X server is unreachable or went away.
+SERVER_GONE = (Xlib.error.ConnectionClosedError, Xlib.error.DisplayError, mss.exception.ScreenShotError, OSError)
+
+
+@contextmanager
+def x_errors(display: str) -> Iterator[None]:
+    """Turn the ways a dead X server shows itself (closed socket, failed grab) into `EnvCrashedError`."""
+    try:
+        yield
+    except SERVER_GONE as exc:
+        raise EnvCrashedError(
+            f"X server {display} is gone ({type(exc).__name__}: {exc}); reset() or the next step restarts it"
+        ) from exc
+
+
+# --- processes ----------------------------------------------------------------------------------
+
+def spawn(argv: Sequence[str], display: str, log_path: Path) -> subprocess.Popen[bytes]:
+    """Start `argv` (no shell) on `display` in its own session, so stopping it stops its children too."""
+    with open(log_path, "ab") as out:
+        try:
+            return subprocess.Popen(
+                list(argv), env={**os.environ, "DISPLAY": display}, stdin=subprocess.DEVNULL,
+                stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            )
+        except OSError as exc:
+            raise SetupError(f"cannot start {list(argv)}: {exc}; check the command and that it is installed") from None
+
+
+def stop(process: subprocess.Popen[bytes], timeout: float = 2.0) -> None:
+    """SIGTERM the process group, SIGKILL it after `timeout`; safe on processes that already exited."""
+    if process.poll() is None:
+        _signal_group(process, signal.SIGTERM)
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            _signal_group(process, signal.SIGKILL)
+            process.wait()
+    _signal_group(process, signal.SIGKILL)  # children the leader left behind
+
+
+def _signal_group(process: subprocess.Popen[bytes], sig: int) -> None:
+    try:
+        os.killpg(process.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def log_tail(path: Path, chars: int = 600) -> str:
+    try:
+        return path.read_text(errors="replace")[-chars:].strip()
+    except OSError:
+        return ""
+
+
+# --- the X server -------------------------------------------------------------------------------
+
+def _display_taken(number: int) -> bool:
+    """A display is taken when its lock file names a live process (X servers clear stale locks themselves)."""
+    lock = Path(f"/tmp/.X{number}-lock")
+    try:
+        pid = int(lock.read_text().strip())
+    except FileNotFoundError:
+        return (SOCKET_DIR / f"X{number}").exists() and _socket_answers(number)
+    except (OSError, ValueError):
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _socket_answers(number: int) -> bool:
+    try:
+        Display(f":{number}").close()
+    except Xlib.error.DisplayError:
+        return False
+    return True
+
+
+def free_displays(first: int, count: int = 200) -> Iterator[int]:
+    """Display numbers from `first` on whose lock file and socket are not held by a running server."""
+    return (n for n in range(first, first + count) if not _display_taken(n))
+
+
+@dataclass
+class Xvfb:
+    """A private virtual X server; `stop()` ends it."""
+
+    display: str
+    process: subprocess.Popen[bytes]
+
+    @classmethod
+    def start(cls, width: int, height: int, first: int, workdir: Path, timeout: float = 10.0) -> Xvfb:
+        log_path = workdir / "xvfb.log"
+        for number in free_displays(first):
+            display = f":{number}"
+            argv = ["Xvfb", display, "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp", "-noreset"]
+            process = spawn(argv, display, log_path)
+            deadline = time.monotonic() + timeout
+            while process.poll() is None and time.monotonic() < deadline:
+                if (SOCKET_DIR / f"X{number}").exists() and _socket_answers(number):
+                    return cls(display, process)
+                time.sleep(0.02)
+            stop(process)
+            if "already active" in log_tail(log_path) or "lock" in log_tail(log_path).lower():
+                continue  # another server won the race for this number
+            raise SetupError(f"Xvfb did not start on {display}: {log_tail(log_path) or 'no output'}; is xvfb installed?")
+        raise SetupError(f"no free X display number from :{first}; stop stale Xvfb servers or set first_display")
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def stop(self) -> None:
+        stop(self.process)
+
+
+# --- input and queries over one Xlib connection -------------------------------------------------
+
+def char_keysym(char: str) -> int:
+    """The X keysym of one character: Latin-1 keysyms equal the code point, others are 0x01000000 + code point."""
+    code = ord(char)
+    return code if 0x20 <= code <= 0x7E or 0xA0 <= code <= 0xFF else 0x01000000 | code
+
+
+@dataclass(frozen=True)
+class WindowInfo:
+    id: int
+    title: str
+    wm_class: str
+    geometry: tuple[int, int, int, int]  # x, y (root pixels of the client area), width, height
+
+    def to_dict(self) -> dict[str, object]:
+        return {"title": self.title, "class": self.wm_class, "geometry": list(self.geometry)}
+
+
+class XConnection:
+    """One Xlib connection: fake input through XTEST, keysym lookup with spare-keycode remapping, EWMH queries."""
+
+    def __init__(self, display: str) -> None:
+        self.name = display
+        self.d = Display(display)
+        if not self.d.query_extension("XTEST").present:
+            self.d.close()
+            raise SetupError(f"X server {display} has no XTEST extension; start Xvfb without -disable-xtest")
+        self.root = self.d.screen().root
+        info = self.d.display.info
+        self._min_keycode = info.min_keycode
+        rows = self.d.get_keyboard_mapping(info.min_keycode, info.max_keycode - info.min_keycode + 1)
+        self._levels: dict[int, tuple[int, int]] = {}  # keysym -> (keycode, level 0 plain / 1 shifted)
+        self._spare: list[int] = []
+        for offset, row in enumerate(rows):
+            keycode = info.min_keycode + offset
+            if not any(row):
+                self._spare.append(keycode)
+            for level in (0, 1):
+                if row[level] and (row[level] not in self._levels or self._levels[row[level]][1] > level):
+                    self._levels[row[level]] = (keycode, level)
+        self._bound: OrderedDict[int, int] = OrderedDict()  # keysym -> spare keycode, least recently used first
+        self._atoms: dict[str, int] = {}
+
+    @property
+    def size(self) -> tuple[int, int]:
+        screen = self.d.screen()
+        return screen.width_in_pixels, screen.height_in_pixels
+
+    # pointer ------------------------------------------------------------------------------------
+    def move(self, x: float, y: float) -> None:
+        xtest.fake_input(self.d, X.MotionNotify, x=int(round(x)), y=int(round(y)))
+
+    def button(self, number: int, down: bool) -> None:
+        xtest.fake_input(self.d, X.ButtonPress if down else X.ButtonRelease, number)
+
+    def pointer(self) -> tuple[int, int]:
+        reply = self.root.query_pointer()
+        return reply.root_x, reply.root_y
+
+    # keyboard -----------------------------------------------------------------------------------
+    def key(self, keycode: int, down: bool) -> None:
+        xtest.fake_input(self.d, X.KeyPress if down else X.KeyRelease, keycode)
+
+    def keycodes(self, keysyms: Iterable[int]) -> list[tuple[int, int]]:
+        """(keycode, level) for each keysym, binding the ones no key produces to spare keycodes first.
+
+        At most as many unmapped keysyms as there are spare keycodes may be asked for at once
+        (`spare_count`); callers that type more split the text and `sync` between the parts.
+        """
+        keysyms = list(keysyms)
+        missing = [k for k in dict.fromkeys(keysyms) if k not in self._levels and k not in self._bound]
+        wanted = set(keysyms)
+        for keysym in missing:
+            keycode = self._free_spare(wanted)
+            self.d.change_keyboard_mapping(keycode, [(keysym, keysym)])
+            self._bound[keysym] = keycode
+        for keysym in keysyms:
+            if keysym in self._bound:
+                self._bound.move_to_end(keysym)
+        if missing:
+            self.d.sync()
+        return [self._levels[k] if k in self._levels else (self._bound[k], 0) for k in keysyms]
+
+    @property
+    def spare_count(self) -> int:
+        return len(self._spare)
+
+    def is_bound(self, keysym: int) -> bool:
+        return keysym in self._levels or keysym in self._bound
+
+    def _free_spare(self, wanted: set[int]) -> int:
+        used = set(self._bound.values())
+        for keycode in self._spare:
+            if keycode not in used:
+                return keycode
+        for keysym, keycode in self._bound.items():
+            if keysym not in wanted:
+                del self._bound[keysym]
+                return keycode
+        raise SetupError(f"more than {len(self._spare)} characters with no key at once; type them in parts")
+
+    def unbind_spares(self) -> None:
+        """Give the spare keycodes back their empty mapping (polite on a display we do not own)."""
+        for keycode in self._bound.values():
+            self.d.change_keyboard_mapping(keycode, [(X.NoSymbol, X.NoSymbol)])
+        self._bound.clear()
+        self.d.sync()
+
+    def sync(self) -> None:
+        """Round trip: the server has processed every request sent so far; drop events nobody reads."""
+        self.d.sync()
+        while self.d.pending_events():
+            self.d.next_event()
+
+    # windows ------------------------------------------------------------------------------------
+    def _atom(self, name: str) -> int:
+        if name not in self._atoms:
+            self._atoms[name] = self.d.intern_atom(name)
+        return self._atoms[name]
+
+    def _window_property(self, window: object, name: str) -> list[int]:
+        prop = window.get_full_property(self._atom(name), X.AnyPropertyType)  # type: ignore[attr-defined]
+        return list(prop.value) if prop is not None and prop.format == 32 else []
+
+    def wm_running(self) -> bool:
+        """An EWMH window manager announces itself through _NET_SUPPORTING_WM_CHECK on the root window."""
+        return bool(self._window_property(self.root, "_NET_SUPPORTING_WM_CHECK"))
+
+    def client_ids(self) -> list[int]:
+        """Top-level app windows: the WM's _NET_CLIENT_LIST, else mapped root children that carry a WM_CLASS."""
+        ids = self._window_property(self.root, "_NET_CLIENT_LIST")
+        if ids or self.wm_running():
+            return ids
+        found = []
+        for child in self.root.query_tree().children:
+            try:
+                if child.get_attributes().map_state == X.IsViewable and child.get_wm_class():
+                    found.append(child.id)
+            except Xlib.error.XError:
+                continue
+        return found
+
+    def window(self, window_id: int) -> WindowInfo | None:
+        """Title, class and client-area geometry of a window; None if it vanished meanwhile."""
+        window = self.d.create_resource_object("window", window_id)
+        try:
+            geometry = window.get_geometry()
+            origin = self.root.translate_coords(window, 0, 0)
+            return WindowInfo(window_id, self._title(window), (window.get_wm_class() or ("", ""))[-1],
+                              (origin.x, origin.y, geometry.width, geometry.height))
+        except Xlib.error.XError:
+            return None
+
+    def _title(self, window: object) -> str:
+        prop = window.get_full_property(self._atom("_NET_WM_NAME"), self._atom("UTF8_STRING"))  # type: ignore[attr-defined]
+        if prop is not None and prop.value:
+            value = prop.value
+            return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+        name = window.get_full_property(Xatom.WM_NAME, X.AnyPropertyType)  # type: ignore[attr-defined]
+        if name is None or not name.value:
+            return ""
+        return name.value.decode("latin-1") if isinstance(name.value, bytes) else str(name.value)
+
+    def windows(self) -> list[WindowInfo]:
+        return [info for window_id in self.client_ids() if (info := self.window(window_id)) is not None]
+
+    def focused_id(self) -> int | None:
+        """The active window (_NET_ACTIVE_WINDOW), else the top-level window holding the input focus."""
+        active = [w for w in self._window_property(self.root, "_NET_ACTIVE_WINDOW") if w]
+        if active:
+            return active[0]
+        focus = self.d.get_input_focus().focus
+        clients = set(self.client_ids())
+        while hasattr(focus, "id") and focus.id != self.root.id:  # an int means None or PointerRoot
+            if focus.id in clients:
+                return focus.id
+            try:
+                focus = focus.query_tree().parent
+            except Xlib.error.XError:
+                return None
+        return None
+
+    def title(self, window_id: int) -> str | None:
+        """A window's title (_NET_WM_NAME, else WM_NAME); None if the window vanished meanwhile."""
+        try:
+            return self._title(self.d.create_resource_object("window", window_id))
+        except Xlib.error.XError:
+            return None
+
+    def close(self) -> None:
+        try:
+            self.d.close()
+        except SERVER_GONE:
+            pass
+
+
+# --- screen -------------------------------------------------------------------------------------
+
+class Screen:
+    """Full-screen grabs through MIT-SHM (mss falls back to XGetImage on servers without it)."""
+
+    def __init__(self, display: str) -> None:
+        self._mss = mss.MSS(display=display)
+        self._monitor = self._mss.monitors[0]
+
+    def grab(self) -> mss.screenshot.ScreenShot:
+        return self._mss.grab(self._monitor)
+
+    @staticmethod
+    def image(shot: mss.screenshot.ScreenShot) -> Image.Image:
+        return Image.frombytes("RGB", shot.size, shot.raw, "raw", "BGRX")
+
+    def close(self) -> None:
+        try:
+            self._mss.close()
+        except SERVER_GONE:
+            pass
