@@ -56,7 +56,7 @@ from uivenus.actions.space import (
 SAMPLES = Path(__file__).parent / "samples"
 SCREEN = (1080, 2400)
 BOXES = {3: (100, 200, 300, 260), 7: (0, 400, 1080, 1600)}
-FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def read(name: str) -> str:
@@ -586,8 +586,7 @@ def test_adb_text_commands_type_exactly_the_content(content):
 def test_demo_samples_convert_cleanly(name):
     path = sample_path(name)
     assert path.parent == SAMPLES_DIR
-    options = {"screen": SCREEN} if name == "androidworld" else {}
-    results = convert_text(name, path.read_text(encoding="utf-8"), **options)
+    results = convert_text(name, path.read_text(encoding="utf-8"))
     assert len(results) >= 5
     assert all(isinstance(result, tuple) for result in results), results
     with pytest.raises(ConvertError, match="no sample for format 'seeact'"):

@@ -60,3 +60,15 @@ def test_demo_maps_every_format():
     for source in ("ui-venus", "androidworld", "uitars", "guiowl", "opencua"):
         assert source in result.output
     assert "inputs mapped" in result.output
+
+
+def test_convert_androidworld_scroll_needs_and_takes_a_screen(tmp_path):
+    path = tmp_path / "aw.jsonl"
+    path.write_text('{"action_type": "scroll", "direction": "down"}\n', encoding="utf-8")
+    without = runner.invoke(app, ["actions", "convert", "--from", "androidworld", str(path)])
+    assert json.loads(without.output)["ok"] is False and "screen" in json.loads(without.output)["error"]
+    result = runner.invoke(app, ["actions", "convert", "--from", "androidworld", "--screen", "1080x2400", str(path)])
+    row = json.loads(result.output)
+    assert row["ok"] and row["actions"][0]["type"] == "Swipe"
+    start, end = row["actions"][0]["start"], row["actions"][0]["end"]
+    assert end[1] < start[1]  # scrolling down moves the finger up

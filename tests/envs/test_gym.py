@@ -105,6 +105,13 @@ def test_registered_ids_build_through_the_registry():
     phone = gymnasium.make("uivenus/Phone-v0")
     assert phone.observation_space.shape[2] == 3 and phone.unwrapped.env.platform.value == "mobile"
     phone.close()
+    desktop = gymnasium.make("uivenus/Desktop-v0")  # starts its own Xvfb
+    try:
+        assert desktop.unwrapped.env.platform.value == "desktop"
+        width, height = desktop.unwrapped.env.screen_size
+        assert desktop.observation_space.shape == (height, width, 3)
+    finally:
+        desktop.close()
 
 
 def test_sandbox_env_passes_gymnasiums_checker_and_closes_its_server():

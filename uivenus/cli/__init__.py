@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from uivenus.cli import actions, demo, runs
+from uivenus.cli import actions, demo, env, runs
 
 app = typer.Typer(
     help="uivenus: a GUI agent that acts on phones, browsers and desktops, and the data engine that trains it.",
@@ -13,4 +13,5 @@ app = typer.Typer(
 )
 app.add_typer(actions.app, name="actions")
 app.add_typer(runs.app, name="runs")
+app.add_typer(env.app, name="env")
 app.command("demo")(demo.demo)

@@ -26,6 +26,14 @@ def read_responses(path: Path) -> list[str]:
     return [line for line in text.splitlines() if line.strip()]
 
 
+def parse_size(text: str) -> tuple[int, int]:
+    """`1080x2400` -> (1080, 2400)."""
+    width, sep, height = text.lower().partition("x")
+    if not sep or not width.isdigit() or not height.isdigit():
+        raise typer.BadParameter(f"expected a size like 1080x2400, got {text!r}")
+    return int(width), int(height)
+
+
 def parse_to_screen(text: str, frame: Any, *, lenient: bool) -> dict[str, Any]:
     """One response -> a JSON-ready dict with its actions in screen pixels, or its error."""
     from uivenus.actions.coords import CoordinateError
@@ -71,12 +79,14 @@ def parse(
 def convert(
     file: Path = typer.Argument(..., exists=True, dir_okay=False, help="Actions in a foreign format."),
     source: str = typer.Option(..., "--from", help="androidworld, uitars, guiowl or opencua."),
+    screen: str = typer.Option("", help="Screen size WxH, needed by AndroidWorld scroll/swipe (e.g. 1080x2400)."),
 ) -> None:
     """Print the unified actions of each item of a foreign-format file (or why it cannot be mapped)."""
     from uivenus.actions.convert import ConvertError, convert_text
 
+    options = {"screen": parse_size(screen)} if screen else {}
     try:
-        results = convert_text(source, file.read_text(encoding="utf-8"))
+        results = convert_text(source, file.read_text(encoding="utf-8"), **options)
     except ConvertError as exc:
         raise typer.BadParameter(str(exc)) from None
     for result in results:

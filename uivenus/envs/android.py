@@ -1,4 +1,4 @@
-"""Android phones and emulators over adb: screenshots by `screencap`, input by `input`, apps by `pm`/`am`.
+"""Android phones and emulators over adb: screenshots by `screencap`, input by `input`, apps by `pm`/`monkey`.
 
 adb `input` takes the display's own pixels, so the logical screen *is* the device's pixel size from
 `wm size` and screen density never enters: a point in logical pixels is the pixel that gets touched.
@@ -97,10 +97,6 @@ class AppNotFoundError(AndroidError):
     """No installed app matches the name, or several do."""
 
 
-def _frozen(mapping: Mapping[str, str]) -> Mapping[str, str]:
-    return MappingProxyType(dict(mapping))
-
-
 @dataclass(frozen=True)
 class AndroidConfig:
     """Which device and adb server to use, and how patient to be with them."""
@@ -116,7 +112,7 @@ class AndroidConfig:
     default_wait_s: float = 2.0  # Wait() without seconds
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "app_labels", _frozen(self.app_labels))
+        object.__setattr__(self, "app_labels", MappingProxyType(dict(self.app_labels)))
 
 
 class AdbTransport(Protocol):
@@ -232,6 +228,10 @@ class AdbutilsTransport:
 _WM_SIZE = re.compile(r"(Physical|Override) size:\s*(\d+)x(\d+)")
 _FOCUS = re.compile(r"mCurrentFocus=Window\{[^}]*\s([\w.]+)/[\w.$]+\}")
 _PACKAGE_NAME = re.compile(r"^[A-Za-z]\w*(\.[A-Za-z_]\w*)+$")
+_COMPONENT_LINE = re.compile(r"^\s*([A-Za-z]\w*(?:\.\w+)+)/[\w.$]+\s*$", re.MULTILINE)
+#: Lists the activities that have a home-screen icon (`package/activity` per line): the apps one can launch.
+LAUNCHER_QUERY = ("cmd", "package", "query-activities", "--brief", "--components",
+                  "-a", "android.intent.action.MAIN", "-c", "android.intent.category.LAUNCHER")
 
 
 def parse_wm_size(output: str) -> tuple[int, int]:
@@ -248,12 +248,18 @@ def parse_packages(output: str) -> list[str]:
     return [line.removeprefix("package:").strip() for line in output.splitlines() if line.startswith("package:")]
 
 
+def parse_launchable(output: str) -> list[str]:
+    """The packages of the `package/activity` lines of `LAUNCHER_QUERY`, each once, in order."""
+    return list(dict.fromkeys(_COMPONENT_LINE.findall(output)))
+
+
 def _normalize(name: str) -> str:
     return re.sub(r"[^0-9a-z]", "", name.lower())
 
 
 def resolve_package(app: str, packages: Sequence[str], labels: Mapping[str, str]) -> str:
-    """The installed package `app` names: a package name, a label in `labels`, or one unique name match."""
+    """The package among `packages` that `app` names: a package name, a label in `labels`, or one unique match
+    of the name against the packages' last parts, else against whole names."""
     installed = set(packages)
     if app in installed:
         return app
@@ -271,7 +277,7 @@ def resolve_package(app: str, packages: Sequence[str], labels: Mapping[str, str]
                 "name or map the name in AndroidConfig.app_labels")
     hint = "a package name" if _PACKAGE_NAME.match(app) else "a name"
     raise AppNotFoundError(
-        f"no installed app matches {hint} {app!r}; list packages with `adb shell pm list packages`, "
+        f"no launchable app matches {hint} {app!r}; list packages with `adb shell pm list packages`, "
         "install the app, or map the name in AndroidConfig.app_labels")
 
 
@@ -334,8 +340,15 @@ class AndroidEnv(EnvBase):
         return self.observe()
 
     def resolve_app(self, app: str) -> str:
-        """The installed package `app` (a package or display name) stands for."""
-        packages = parse_packages(self._transport.shell(["pm", "list", "packages"]))
+        """The package `app` (a package or display name) stands for, among the apps with a launcher icon
+        (so `Settings` is not confused with `com.android.providers.settings`); devices too old to list those
+        fall back to every installed package."""
+        try:
+            packages = parse_launchable(self._transport.shell(LAUNCHER_QUERY))
+        except AdbCommandError:
+            packages = []
+        if not packages:
+            packages = parse_packages(self._transport.shell(["pm", "list", "packages"]))
         return resolve_package(app, packages, self.config.app_labels)
 
     def type_text(self, text: str) -> None:

@@ -76,6 +76,9 @@ class Env(Protocol):
 
     platform: Platform
 
+    @property
+    def screen_size(self) -> tuple[int, int]: ...
+
     def reset(self, task: TaskSpec) -> Observation: ...
 
     def step(self, action: Action) -> StepResult: ...

@@ -53,8 +53,9 @@ _KILL_GRACE_S = 5.0
 _SLACK_S = 1.0
 #: Gap between the taps of a touch double tap (Chrome turns two quick taps into a dblclick).
 _TAP_GAP_S = 0.04
-#: A new tap waits this long after the previous one, so two Click steps never merge into a double tap.
-_DOUBLE_TAP_WINDOW_S = 0.35
+#: A new touch waits this long after the last one lifted, so two Click steps never merge into a double
+#: tap (Chromium on Linux counts taps up to 400 ms apart as one double tap).
+_DOUBLE_TAP_WINDOW_S = 0.5
 #: Pause at the end of a touch drag before lifting, so the gesture ends without a fling.
 _TOUCH_REST_S = 0.06
 _GESTURE_STEPS = 10
@@ -95,6 +96,7 @@ class BrowserConfig:
     viewport: tuple[int, int] | None = None  # logical (width, height); desktop 1280x720, phone 412x915
     device_scale_factor: float | None = None  # desktop 1.0, phone 2.625
     user_agent: str | None = None  # phone default: a mobile Chrome UA of the launched version
+    launch_timeout_s: float = 60.0  # starting Chromium (slow on a loaded machine)
     action_timeout_s: float = 10.0  # any single Playwright call (screenshots, input, evaluation)
     navigation_timeout_s: float = 20.0  # page loads (reset, Launch, back, home)
     settle_timeout_s: float = 3.0  # after an action: wait at most this for loads and requests to finish
@@ -111,7 +113,7 @@ class BrowserConfig:
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise BrowserConfigError(f"mode must be one of {sorted(MODES)}, got {self.mode!r}")
-        for name in ("action_timeout_s", "navigation_timeout_s", "settle_timeout_s", "gesture_s"):
+        for name in ("launch_timeout_s", "action_timeout_s", "navigation_timeout_s", "settle_timeout_s", "gesture_s"):
             if not getattr(self, name) > 0:
                 raise BrowserConfigError(f"{name} must be positive, got {getattr(self, name)!r}")
         if self.viewport is not None and (len(self.viewport) != 2 or min(self.viewport) <= 0):
@@ -161,12 +163,28 @@ def playwright_key(key: str) -> str:
 
 # --- fixed page scripts (data goes in as arguments, never as code) --------------------------------
 
-_JS_READY = "() => document.readyState"
-_JS_SNAPSHOT = """(limit) => ({
-  text: document.body ? document.body.innerText.slice(0, limit) : "",
-  title: document.title,
-  app: (window.uivenus && window.uivenus.app) || null,
-})"""
+#: Runs in every document before its scripts: counts attempts to open a tab, so the settle wait knows
+#: a new tab is coming before Chromium reports it (it arrives a little after the click).
+_JS_WATCH_TABS = """(() => {
+  const opening = () => { window.__uivenusTabs = (window.__uivenusTabs || 0) + 1; };
+  const open = window.open;
+  window.open = function (...args) { opening(); return open.apply(this, args); };
+  document.addEventListener("click", (event) => {
+    const link = event.target instanceof Element && event.target.closest("a[target], area[target]");
+    if (link && !["", "_self", "_top", "_parent"].includes(link.target)) opening();
+  }, true);
+})();"""
+_SNAPSHOT_FIELDS = """text: document.body ? document.body.innerText.slice(0, limit) : "",
+  title: document.title, app: (window.uivenus && window.uivenus.app) || null"""
+#: What an Observation reads of the page besides the pixels.
+_JS_SNAPSHOT = f"(limit) => ({{{_SNAPSHOT_FIELDS}}})"
+#: The settle check: load state, tabs the page tried to open since the last check, and the snapshot
+#: (so the observation that follows an action needs no round trip of its own for the text).
+_JS_SETTLE = f"""(limit) => {{
+  const tabs = window.__uivenusTabs || 0;
+  window.__uivenusTabs = 0;
+  return {{ready: document.readyState, tabs: tabs, {_SNAPSHOT_FIELDS}}};
+}}"""
 _JS_HAS_APP = "() => !!(window.uivenus && typeof window.uivenus.setup === 'function')"
 _JS_SETUP = "(state) => window.uivenus.setup(state)"
 _JS_APP_STATE = """() => (window.uivenus && typeof window.uivenus.state === 'function')
@@ -256,20 +274,23 @@ class _Touch:
 
     def __init__(self, cdp: Any) -> None:
         self.cdp = cdp
-        self._last_tap = 0.0
+        self._lifted = 0.0  # monotonic time of the last touchEnd
 
-    def _send(self, kind: str, point: Point | None = None) -> None:
+    def _send(self, kind: str, point: Point | None = None, *, new_gesture: bool = True) -> None:
+        """One touch event, stamped with our clock so a loaded machine cannot squeeze holds and gaps."""
+        if kind == "touchStart" and new_gesture:  # never merge with the last gesture into a double tap
+            time.sleep(max(0.0, self._lifted + _DOUBLE_TAP_WINDOW_S - time.monotonic()))
         points = [] if point is None else [{"x": point[0], "y": point[1]}]
-        self.cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+        self.cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points, "timestamp": time.time()})
+        if kind == "touchEnd":
+            self._lifted = time.monotonic()
 
     def tap(self, point: Point, count: int) -> None:
-        time.sleep(max(0.0, self._last_tap + _DOUBLE_TAP_WINDOW_S - time.monotonic()))
         for i in range(count):
             if i:
                 time.sleep(_TAP_GAP_S)
-            self._send("touchStart", point)
+            self._send("touchStart", point, new_gesture=i == 0)  # the taps of one DoubleClick do merge
             self._send("touchEnd")
-        self._last_tap = time.monotonic()
 
     def press(self, point: Point, seconds: float) -> None:
         self._send("touchStart", point)
@@ -325,13 +346,14 @@ class _Traffic:
 
 @dataclass
 class _Session:
-    """One episode's live objects (all touched only on the worker thread)."""
+    """The live objects of the tab the env is looking at (touched only on the Playwright thread)."""
 
     context: Any
     page: Any
-    cdp: Any
+    touch: _Touch
     pointer: _Mouse | _Touch
     traffic: _Traffic
+    opener: _Session | None = None  # the tab this one was opened from (PressBack returns there)
     crashed: bool = False
     last_point: Point | None = None
 
@@ -350,7 +372,9 @@ class BrowserEnv(EnvBase):
         self._browser_pid: int | None = None
         self._user_agent: str | None = self.config.user_agent
         self._session: _Session | None = None
+        self._new_tabs: list[Any] = []  # pages the current context opened since the last action
         self._task: TaskSpec | None = None
+        self._observed: Observation | None = None  # captured with the last action, for step()'s observe()
         self._history: list[Action] = []
         self._closed = False
 
@@ -368,24 +392,28 @@ class BrowserEnv(EnvBase):
     def reset(self, task: TaskSpec) -> Observation:
         """A fresh context and page at `task.url`, with `task.setup["app_state"]` applied when given."""
         if task.platform is not self.platform:
+            modes = [name for name, mode in MODES.items() if mode.platform is task.platform]
+            hint = f"use BrowserConfig(mode={modes[0]!r})" if modes else "run it in a desktop environment"
             raise PlatformMismatchError(
-                f"task {task.id} is for {task.platform.value} but this browser emulates {self.platform.value}; "
-                f"use BrowserConfig(mode={_mode_for(task.platform)!r})"
+                f"task {task.id} is for {task.platform.value} but this browser emulates {self.platform.value}; {hint}"
             )
         self._closed = False
-        self._task = task
-        self._history = []
+        self._task, self._history, self._observed = task, [], None
         try:
-            self._call(lambda: self._open(task), self._open_budget())
+            self._start(task)
         except EnvCrashedError as exc:  # a dead or hung browser: relaunch once and try again
             self._restart()
             try:
-                self._call(lambda: self._open(task), self._open_budget())
+                self._start(task)
             except EnvCrashedError:
                 raise SetupError(f"task {task.id}: the browser died twice while opening {task.url}: {exc}") from None
         return self.observe()
 
     def observe(self) -> Observation:
+        """The screen now; right after step()'s action it is the capture taken as the page settled."""
+        if self._observed is not None:
+            observation, self._observed = self._observed, None
+            return observation
         try:
             return self._call(self._capture, self._query_budget())
         except EnvCrashedError:
@@ -432,14 +460,15 @@ class BrowserEnv(EnvBase):
             self._kill_browser()
         finally:
             worker.stop()
-            self._session, self._browser, self._browser_pid = None, None, None
+            self._session, self._browser, self._browser_pid, self._observed = None, None, None, None
 
     # -- EnvBase hooks ------------------------------------------------------------------------------
 
     def _execute(self, action: Action) -> Mapping[str, Any] | None:
         if self._session is None:
-            raise EnvError("call reset(task) before step()")
-        info = self._call(lambda: self._perform(action), self._budget(action))
+            raise EnvError("no page is open (never reset, closed, or a recovery failed); call reset(task)")
+        info, self._observed = self._call(lambda: self._perform_and_capture(action),
+                                          self._budget(action) + self._query_budget())
         self._history.append(action)
         return info
 
@@ -450,7 +479,7 @@ class BrowserEnv(EnvBase):
             return False
         try:
             self._restart()
-            self._call(lambda: self._open(task), self._open_budget())
+            self._start(task)
             if task.metadata.get("replayable", True):
                 for action in history:
                     self._call(lambda a=action: self._perform(a), self._budget(action))
@@ -477,7 +506,7 @@ class BrowserEnv(EnvBase):
                 future.result(timeout=_KILL_GRACE_S)
             except FutureTimeout:  # the Playwright thread itself is stuck: leave it, start another
                 worker.stop()
-                self._worker, self._browser = None, None
+                self._worker, self._browser, self._session = None, None, None
             except Exception:  # noqa: BLE001 - the expected "browser closed" error after the kill
                 pass
             raise EnvCrashedError(
@@ -503,9 +532,12 @@ class BrowserEnv(EnvBase):
         """Deadline of a read (screenshot, evaluation); Playwright's own timeout fires first."""
         return 2 * self.config.action_timeout_s + _SLACK_S
 
-    def _open_budget(self) -> float:
+    def _start(self, task: TaskSpec) -> None:
+        """(Re)launch Chromium if it is not running, then open the task's page in a fresh context."""
         cfg = self.config
-        return cfg.navigation_timeout_s + 2 * cfg.action_timeout_s + cfg.settle_timeout_s + _SLACK_S
+        self._call(self._ensure_browser, cfg.launch_timeout_s + _SLACK_S)
+        self._call(lambda: self._open(task),
+                   cfg.navigation_timeout_s + 2 * cfg.action_timeout_s + cfg.settle_timeout_s + _SLACK_S)
 
     def _budget(self, action: Action) -> float:
         """Seconds an action may take before its page counts as hung (holds and waits included)."""
@@ -542,7 +574,7 @@ class BrowserEnv(EnvBase):
         self._browser = worker.playwright.chromium.launch(
             executable_path=self.config.executable, headless=True,
             args=[*CHROMIUM_ARGS, *self.config.extra_args, marker],
-            timeout=self.config.navigation_timeout_s * 1000,
+            timeout=self.config.launch_timeout_s * 1000,
         )
         self._browser_pid = _find_process(marker)
         if self._mode.touch and self.config.user_agent is None:
@@ -581,7 +613,6 @@ class BrowserEnv(EnvBase):
 
     def _open(self, task: TaskSpec) -> None:
         """New context + page at the task's URL, app state applied (Playwright thread)."""
-        self._ensure_browser()
         if self._session is not None:
             try:
                 self._session.context.close()
@@ -597,11 +628,11 @@ class BrowserEnv(EnvBase):
         )
         context.set_default_timeout(cfg.action_timeout_s * 1000)
         context.set_default_navigation_timeout(cfg.navigation_timeout_s * 1000)
+        context.add_init_script(_JS_WATCH_TABS)
         page = context.new_page()
-        cdp = context.new_cdp_session(page)
-        session = _Session(context, page, cdp, _Touch(cdp) if mode.touch else _Mouse(page), _Traffic(page))
-        page.on("crash", lambda _page: setattr(session, "crashed", True))
-        self._session = session
+        context.on("page", lambda tab: self._new_tabs.append(tab))
+        self._new_tabs.clear()
+        session = self._session = self._attach(context, page)
         url = task.url or "about:blank"
         try:
             response = page.goto(url, wait_until="load")
@@ -623,6 +654,21 @@ class BrowserEnv(EnvBase):
             page.evaluate(_JS_SETUP, json.loads(json.dumps(app_state, default=dict)))
         self._settle(session)
 
+    def _attach(self, context: Any, page: Any, opener: _Session | None = None) -> _Session:
+        """Look at `page` from now on: its own CDP channel for touches, request tracking, crash flag."""
+        touch = _Touch(context.new_cdp_session(page))
+        session = _Session(context, page, touch, touch if self._mode.touch else _Mouse(page), _Traffic(page), opener)
+        page.on("crash", lambda _page: setattr(session, "crashed", True))
+        return session
+
+    def _follow_new_tab(self, session: _Session) -> _Session:
+        """The last action opened a tab (target=_blank, window.open): look at it from now on, as a browser does."""
+        page = self._new_tabs[-1]
+        self._new_tabs.clear()
+        page.bring_to_front()
+        self._session = self._attach(session.context, page, opener=session)
+        return self._session
+
     def _live(self) -> _Session:
         if self._session is None:
             raise EnvError("no page is open; call reset(task) first")
@@ -635,54 +681,68 @@ class BrowserEnv(EnvBase):
 
     # -- observing (Playwright thread) ---------------------------------------------------------------
 
-    def _capture(self) -> Observation:
+    def _capture(self, snapshot: Mapping[str, Any] | None = None) -> Observation:
+        """Screenshot (logical pixels) plus the page snapshot, read now unless a settle just read it."""
         page = self._live().page
         png = page.screenshot(scale="css", timeout=self.config.action_timeout_s * 1000)
         image = Image.open(io.BytesIO(png))  # decoded lazily, on first pixel access
         if image.size != self.screen_size:
             image = image.resize(self.screen_size)
-        try:
-            snapshot = page.evaluate(_JS_SNAPSHOT, self.config.max_text_chars)
-        except PlaywrightError:  # a navigation replaced the document mid-call: no text this time
-            if self._dead():
-                raise
-            snapshot = {"text": None, "title": None, "app": None}
+        if snapshot is None:
+            try:
+                snapshot = page.evaluate(_JS_SNAPSHOT, self.config.max_text_chars)
+            except PlaywrightError:  # a navigation replaced the document mid-call: no text this time
+                if self._dead():
+                    raise
+                snapshot = {"text": None, "title": None, "app": None}
         return Observation(
             screenshot=image, platform=self.platform, size=self.screen_size, url=page.url,
             app=snapshot["app"], text=snapshot["text"], info={"title": snapshot["title"]},
         )
 
-    def _settle(self, session: _Session) -> None:
-        """Wait (bounded) until no navigation or request is in flight and the document has loaded.
+    def _settle(self, session: _Session) -> Mapping[str, Any] | None:
+        """Wait (bounded) until no navigation or request is in flight and the document has loaded;
+        returns the page snapshot read by the last check (None if the document was being replaced).
 
         The common case — an action that starts nothing — costs one round trip to the page, which also
         gives the browser the moment it needs to report a navigation the action started.
         """
         deadline = time.monotonic() + self.config.settle_timeout_s
+        tab_coming = False
         while True:
             try:
-                ready = session.page.evaluate(_JS_READY)
+                check = session.page.evaluate(_JS_SETTLE, self.config.max_text_chars)
             except PlaywrightError:
                 if self._dead():
                     raise
-                ready = "navigating"
-            if (ready == "complete" and not session.traffic.busy) or time.monotonic() >= deadline:
-                return
+                check = None
+            ready = check is not None and check["ready"] == "complete"
+            tab_coming = (tab_coming or (check is not None and check["tabs"] > 0)) and not self._new_tabs
+            if (ready and not session.traffic.busy and not tab_coming) or time.monotonic() >= deadline:
+                return check
             session.page.wait_for_timeout(20)
 
     # -- acting (Playwright thread) -----------------------------------------------------------------
 
-    def _perform(self, action: Action) -> dict[str, Any]:
-        """Carry out one action (a Sequence member by member), letting the page settle after each."""
+    def _perform(self, action: Action) -> tuple[dict[str, Any], Mapping[str, Any] | None]:
+        """Carry out one action (a Sequence member by member), letting the page settle after each;
+        returns the action's info and the settled page's snapshot."""
         if isinstance(action, Sequence):
             info: dict[str, Any] = {}
             for member in action.actions:
-                info.update(self._perform(member))
-            return info
-        session = self._live()
-        info = self._act(session, action) or {}
-        self._settle(session)
-        return info
+                member_info, snapshot = self._perform(member)
+                info.update(member_info)
+            return info, snapshot
+        info = self._act(self._live(), action) or {}
+        session = self._live()  # PressBack may have closed a tab and gone back to its opener
+        snapshot = self._settle(session)
+        if self._new_tabs:
+            snapshot = self._settle(self._follow_new_tab(session))
+        return info, snapshot
+
+    def _perform_and_capture(self, action: Action) -> tuple[dict[str, Any], Observation]:
+        info, snapshot = self._perform(action)
+        return info, self._capture(snapshot)
 
     def _act(self, s: _Session, action: Action) -> dict[str, Any] | None:
         page, cfg = s.page, self.config
@@ -706,7 +766,7 @@ class BrowserEnv(EnvBase):
                 s.pointer.drag(start, end, cfg.gesture_s)
                 p = end
             case Swipe(start=start, end=end):
-                _Touch(s.cdp).drag(start, end, cfg.gesture_s)
+                s.touch.drag(start, end, cfg.gesture_s)
                 p = end
             case Scroll(direction=direction, point=point, amount=amount):
                 width, height = cfg.screen_size
@@ -734,7 +794,7 @@ class BrowserEnv(EnvBase):
                 page.keyboard.press("Enter")
                 return None
             case PressBack():
-                self._navigate(page, None)
+                self._back(s)
                 return None
             case PressHome() | PressRecent():  # a browser phone has no app switcher: Recent goes home too
                 self._navigate(page, self._home_url())
@@ -762,16 +822,25 @@ class BrowserEnv(EnvBase):
         s.last_point = p
         return None
 
-    def _navigate(self, page: Any, url: str | None) -> None:
-        """Go to `url` (None = back in history); a slow load is an action error, not a hang."""
+    def _navigate(self, page: Any, url: str | None) -> Any:
+        """Go to `url` (None = back in history; None comes back when there is none); a slow load is an
+        action error, not a hang."""
         try:
             if url is None:
-                page.go_back(wait_until="load")
-            else:
-                page.goto(url, wait_until="load")
+                return page.go_back(wait_until="load")
+            return page.goto(url, wait_until="load")
         except PlaywrightTimeout:
             where = url or "the previous page"
             raise BrowserActionError(f"{where} did not load within {self.config.navigation_timeout_s}s") from None
+
+    def _back(self, s: _Session) -> None:
+        """History back; a tab with no history closes and returns to the tab that opened it."""
+        before = s.page.url
+        went_back = self._navigate(s.page, None) is not None or s.page.url != before
+        if not went_back and s.opener is not None and not s.opener.page.is_closed():
+            s.page.close()
+            s.opener.page.bring_to_front()
+            self._session = s.opener
 
     def _home_url(self) -> str:
         task = self._task
@@ -797,10 +866,6 @@ class BrowserEnv(EnvBase):
             raise BrowserActionError(f"Launch may open only {', '.join(self.config.launch_schemes)} URLs, "
                                      f"not {scheme or 'this'}: {url[:80]!r}")
         return url
-
-
-def _mode_for(platform: Platform) -> str:
-    return next((name for name, mode in MODES.items() if mode.platform is platform), "desktop")
 
 
 def _first_line(exc: BaseException) -> str:

@@ -9,6 +9,7 @@ decides what every action of the unified space means on a desktop.
 from __future__ import annotations
 
 import atexit
+import itertools
 import logging
 import shutil
 import subprocess
@@ -25,7 +26,7 @@ from Xlib import XK
 from uivenus.actions import space as S
 from uivenus.actions.space import Action, Direction, Platform
 from uivenus.actions.space import ActionType as A
-from uivenus.envs.base import EnvBase, EnvCrashedError, EnvError, Observation, SetupError
+from uivenus.envs.base import EnvBase, EnvCrashedError, EnvError, Observation, PlatformMismatchError, SetupError
 from uivenus.envs.x11 import SERVER_GONE, Screen, XConnection, Xvfb, char_keysym, log_tail, spawn, stop, x_errors
 from uivenus.records import TaskSpec
 
@@ -87,7 +88,7 @@ class DesktopConfig:
     first_display: int = 90  # the scan for a free display number for our own Xvfb starts here
     window_manager: tuple[str, ...] = ("openbox", "--sm-disable")  # () runs without one
     launch_timeout_s: float = 10.0  # how long reset/LaunchApp wait for an app's window
-    settle_quiet_s: float = 0.1  # an input that changes nothing on screen within this long had no visible effect
+    settle_quiet_s: float = 0.25  # an input that changes nothing on screen within this long had no visible effect
     settle_hold_s: float = 0.0  # a changed frame must stay identical this long (0: the next grab) to count as settled
     settle_max_s: float = 1.0  # the screen is taken as it is after this long, even if still animating
     settle_poll_s: float = 0.001  # pause between grabs while waiting for the first change
@@ -115,6 +116,7 @@ class DesktopEnv(EnvBase):
         self._wm: subprocess.Popen[bytes] | None = None
         self._apps: dict[subprocess.Popen[bytes], Path] = {}  # every app launched for the current task -> its log
         self._app_windows: set[int] = set()  # the windows those apps opened
+        self._launches = itertools.count()
         self._task: TaskSpec | None = None
         self._held_buttons: set[int] = set()
         self._held_keys: dict[str, list[int]] = {}  # key name -> keycodes pressed by KeyDown
@@ -160,12 +162,13 @@ class DesktopEnv(EnvBase):
 
     def _stop_display(self) -> None:
         """Stop WM and Xvfb and drop the connections; tolerant of a server that already died."""
-        for closer in ("_x", "_screen"):
-            if hasattr(self, closer):
-                getattr(self, closer).close()
+        for name in ("_x", "_screen"):
+            connection = self.__dict__.pop(name, None)
+            if connection is not None:
+                connection.close()
         if self._wm is not None:
             stop(self._wm)
-            self._wm: subprocess.Popen[bytes] | None = None
+            self._wm = None
         if self._xvfb is not None:
             self._xvfb.stop()
             self._xvfb = None
@@ -180,7 +183,7 @@ class DesktopEnv(EnvBase):
                 with x_errors(self.display):
                     self._release_held()
                     if self._xvfb is None:
-                        self._x.unbind_spares()
+                        self._x.restore_keymap()
         except EnvCrashedError:
             pass
         self._stop_apps()
@@ -188,9 +191,8 @@ class DesktopEnv(EnvBase):
         shutil.rmtree(self._workdir, ignore_errors=True)
 
     def _alive(self) -> bool:
-        if not hasattr(self, "_x"):
-            return False
-        return self._xvfb.alive if self._xvfb is not None else True
+        """Connected, and our own Xvfb (if we started one) still running."""
+        return "_x" in self.__dict__ and (self._xvfb is None or self._xvfb.alive)
 
     def _check(self) -> None:
         if self._closed:
@@ -224,6 +226,8 @@ class DesktopEnv(EnvBase):
         """Stop the last task's apps, launch this task's, wait for their windows and a still screen."""
         if self._closed:
             raise EnvError("this DesktopEnv is closed; create a new one")
+        if task.platform is not self.platform:
+            raise PlatformMismatchError(f"task {task.id} is for {task.platform.value}; DesktopEnv runs desktop tasks")
         if not self._alive() and not self._recover():
             raise EnvCrashedError(f"the X server on {self.display} died and could not be restarted")
         closing = self._stop_apps()
@@ -243,12 +247,14 @@ class DesktopEnv(EnvBase):
             before_frame = self._screen.grab().raw
             known = set(self._x.client_ids())
             processes = [self._launch(argv) for argv in plans]
-            if processes and not self._wait_windows(known, len(processes), processes):
+            new = self._wait_windows(known, len(processes), processes) if processes else []
+            if processes and not new:
                 raise SetupError(
                     f"no window appeared within {self.config.launch_timeout_s}s after launching {plans}: "
                     + "; ".join(log_tail(self._apps[p]) for p in processes)
                 )
-            self._x.sync()
+            if new:
+                self._x.activate(new[-1])  # the newest window takes the input, as after a user's launch
             self._frame = self._settle(before_frame, hold_s=self.config.settle_quiet_s)
 
     def _resolve_app(self, name: str) -> list[str]:
@@ -267,7 +273,7 @@ class DesktopEnv(EnvBase):
         return [found]
 
     def _launch(self, argv: list[str]) -> subprocess.Popen[bytes]:
-        log_path = self._workdir / f"app-{len(list(self._workdir.glob('app-*.log')))}.log"
+        log_path = self._workdir / f"app-{next(self._launches)}.log"
         process = spawn(argv, self.display, log_path)
         self._apps[process] = log_path
         return process
@@ -325,7 +331,7 @@ class DesktopEnv(EnvBase):
         window_id = self._x.focused_id()
         return self._x.title(window_id) if window_id is not None else None
 
-    def _settle(self, before: bytes | bytearray | None, hold_s: float) -> mss.screenshot.ScreenShot:
+    def _settle(self, before: bytearray, hold_s: float) -> mss.screenshot.ScreenShot:
         """Grab until the screen shows the input's effect and holds still for `hold_s`, within settle_max_s.
 
         Fast path: the first grab already differs from `before` and the next one equals it. A screen that
@@ -334,7 +340,7 @@ class DesktopEnv(EnvBase):
         cfg = self.config
         start = time.monotonic()
         shot = self._screen.grab()
-        changed = before is None or shot.raw != before
+        changed = shot.raw != before
         held_from = start
         while True:
             now = time.monotonic()
@@ -355,10 +361,11 @@ class DesktopEnv(EnvBase):
             return None
         with x_errors(self.display):
             before = self._screen.grab().raw
-            info = self._act(action)
-            self._x.sync()
-            self._frame = self._settle(before, hold_s=self.config.settle_hold_s)
-        return info
+            try:
+                return self._act(action)
+            finally:  # also after a failed Sequence member: what did run is on screen before observe()
+                self._x.sync()
+                self._frame = self._settle(before, hold_s=self.config.settle_hold_s)
 
     def _act(self, action: Action) -> Mapping[str, Any] | None:
         handler = HANDLERS.get(action.type)  # None: a no-op inside a Sequence (TakeNote, Finished, ...)
@@ -414,18 +421,30 @@ class DesktopEnv(EnvBase):
             self._x.button(button, False)
 
     def _type(self, action: S.Type) -> None:
-        """Type text key by key; characters no key produces are bound to spare keycodes, a batch at a time."""
-        keysyms = [TYPE_KEYS.get(ch) or char_keysym(ch) for ch in action.content]
-        batch: list[int] = []
-        unbound: set[int] = set()
+        """Type text key by key; characters no key produces are bound to scratch keycodes, a batch at a time.
+
+        Xlib clients apply a keymap change as soon as they read it, even before the key events queued
+        ahead of it, so the screen must show one batch (the app has read it) before the next rebinds.
+        """
+        batches = self._scratch_batches([TYPE_KEYS.get(ch) or char_keysym(ch) for ch in action.content])
+        for i, batch in enumerate(batches):
+            before = self._screen.grab().raw if i < len(batches) - 1 else None
+            self._type_batch(batch)
+            if before is not None:
+                self._settle(before, hold_s=self.config.settle_hold_s)
+
+    def _scratch_batches(self, keysyms: list[int]) -> list[list[int]]:
+        """Split keysyms so no part needs more scratch keycodes than there are."""
+        batches: list[list[int]] = [[]]
+        off_keymap: set[int] = set()  # the current batch's keysyms that need a scratch keycode
         for keysym in keysyms:
-            if not self._x.is_bound(keysym) and keysym not in unbound:
-                if len(unbound) == self._x.spare_count:
-                    self._type_batch(batch)
-                    batch, unbound = [], set()
-                unbound.add(keysym)
-            batch.append(keysym)
-        self._type_batch(batch)
+            if not self._x.on_keymap(keysym) and keysym not in off_keymap:
+                if len(off_keymap) == self._x.scratch_count:
+                    batches.append([])
+                    off_keymap = set()
+                off_keymap.add(keysym)
+            batches[-1].append(keysym)
+        return batches
 
     def _type_batch(self, keysyms: list[int]) -> None:
         shift = self._x.keycodes([SHIFT])[0][0]
@@ -436,7 +455,7 @@ class DesktopEnv(EnvBase):
             self._x.key(keycode, False)
             if level:
                 self._x.key(shift, False)
-        self._x.sync()  # clients read the events before a later batch rebinds the spare keycodes
+        self._x.sync()
 
     def _chord(self, keys: Seq[str]) -> list[int]:
         """Keycodes to press for `keys`, Shift first when a character sits on the shifted level ('ctrl', '+')."""
@@ -488,8 +507,9 @@ class DesktopEnv(EnvBase):
                 f"{argv} exited with status {process.returncode} before showing a window: "
                 f"{log_tail(self._apps[process])}"
             )
-        window = self._x.window(new[0]) if new else None
-        return {"launched": argv, "window": window.title if window is not None else None}
+        if new:
+            self._x.activate(new[-1])
+        return {"launched": argv, "window": self._x.title(new[-1]) if new else None}
 
     def _wait(self, action: S.Wait) -> None:
         time.sleep(self.config.wait_s if action.seconds is None else action.seconds)

@@ -7,7 +7,8 @@ Text that does not parse, or an action the env refuses, is a step that did nothi
 and `info["error"]` says why, because a policy's bad output is data to learn from, not a crash.
 
 Importing this module registers one gymnasium id per environment kind (`GYM_IDS`); each builds its env
-through `uivenus.envs.registry.make_env`, e.g. `gymnasium.make("uivenus/Sandbox-v0", spec="sandbox:notes")`.
+through `uivenus.envs.registry.make_env`, e.g. `gymnasium.make("uivenus/Sandbox-v0", spec="sandbox:notes")`
+(or, without importing it first, `gymnasium.make("uivenus.envs.gym:uivenus/Sandbox-v0", ...)`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import numpy as np
 from gymnasium import spaces
 
 from uivenus.actions.coords import CoordinateError, Frame
+from uivenus.actions.grammar import ParseError, parse_action, parse_response
 from uivenus.actions.space import Action, ActionError, Sequence, is_action
 from uivenus.envs.base import Env, EnvError, Observation
 from uivenus.records import TaskSpec
@@ -32,6 +34,7 @@ Checker = Callable[[TaskSpec, Env], bool]  # did the episode's task succeed? (ca
 MAX_ACTION_CHARS = 2048
 #: Characters of the action space (what `action_space.sample()` draws from); non-ASCII text still steps.
 ACTION_CHARSET = string.printable
+
 
 def free_task(env: Env) -> TaskSpec:
     """The task of a reset without one: no instruction, whatever the env opens by default."""
@@ -46,8 +49,6 @@ def ends_episode(action: Action) -> bool:
 
 
 def _parse(text: str) -> Action:
-    from uivenus.actions.grammar import parse_action, parse_response
-
     return parse_response(text).action if "<action>" in text else parse_action(text)
 
 
@@ -96,8 +97,6 @@ class GymEnv(gymnasium.Env):
         return self._last.copy(), {"task": task.id, **_observation_info(observation)}
 
     def step(self, action: str | Action) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        from uivenus.actions.grammar import ParseError
-
         if self._task is None or self._done:
             raise gymnasium.error.ResetNeeded("call reset() before step() (and after an episode ends)")
         self._steps += 1

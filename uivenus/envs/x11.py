@@ -7,7 +7,6 @@ because the server went away raises through `x_errors`, which turns it into `Env
 
 from __future__ import annotations
 
-import logging
 import os
 import signal
 import subprocess
@@ -23,12 +22,12 @@ import mss.exception
 import Xlib.error
 from PIL import Image
 from Xlib import X, Xatom
+from Xlib.protocol import event
 from Xlib.display import Display
 from Xlib.ext import xtest
+from Xlib.xobject.drawable import Window
 
 from uivenus.envs.base import EnvCrashedError, SetupError
-
-log = logging.getLogger(__name__)
 
 SOCKET_DIR = Path("/tmp/.X11-unix")
 #: What Xlib and mss raise when the X server is unreachable or went away.
@@ -102,7 +101,7 @@ def _display_taken(number: int) -> bool:
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
+        pass  # alive, owned by another user
     return True
 
 
@@ -128,9 +127,8 @@ class Xvfb:
 
     @classmethod
     def start(cls, width: int, height: int, first: int, workdir: Path, timeout: float = 10.0) -> Xvfb:
-        log_path = workdir / "xvfb.log"
         for number in free_displays(first):
-            display = f":{number}"
+            display, log_path = f":{number}", workdir / f"xvfb-{number}.log"
             argv = ["Xvfb", display, "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp", "-noreset"]
             process = spawn(argv, display, log_path)
             deadline = time.monotonic() + timeout
@@ -139,9 +137,10 @@ class Xvfb:
                     return cls(display, process)
                 time.sleep(0.02)
             stop(process)
-            if "already active" in log_tail(log_path) or "lock" in log_tail(log_path).lower():
+            output = log_tail(log_path)
+            if "already active" in output or "lock" in output.lower():
                 continue  # another server won the race for this number
-            raise SetupError(f"Xvfb did not start on {display}: {log_tail(log_path) or 'no output'}; is xvfb installed?")
+            raise SetupError(f"Xvfb did not start on {display}: {output or 'no output'}; is xvfb installed?")
         raise SetupError(f"no free X display number from :{first}; stop stale Xvfb servers or set first_display")
 
     @property
@@ -149,7 +148,16 @@ class Xvfb:
         return self.process.poll() is None
 
     def stop(self) -> None:
+        """Stop the server and remove the lock file and socket a killed server leaves behind."""
         stop(self.process)
+        number = self.display.lstrip(":")
+        lock = Path(f"/tmp/.X{number}-lock")
+        try:
+            if int(lock.read_text().strip()) == self.process.pid:
+                lock.unlink()
+                (SOCKET_DIR / f"X{number}").unlink(missing_ok=True)
+        except (OSError, ValueError):
+            pass
 
 
 # --- input and queries over one Xlib connection -------------------------------------------------
@@ -171,8 +179,14 @@ class WindowInfo:
         return {"title": self.title, "class": self.wm_class, "geometry": list(self.geometry)}
 
 
+#: How many of the highest keycodes carry characters that no key produces. On the standard evdev keymap
+#: they hold rarely used multimedia keys; taking one contiguous block lets a whole batch of characters be
+#: bound with one ChangeKeyboardMapping (every change makes each client, the WM included, reload its keymap).
+SCRATCH_KEYCODES = 32
+
+
 class XConnection:
-    """One Xlib connection: fake input through XTEST, keysym lookup with spare-keycode remapping, EWMH queries."""
+    """One Xlib connection: fake input through XTEST, keysym lookup with scratch-keycode binding, EWMH queries."""
 
     def __init__(self, display: str) -> None:
         self.name = display
@@ -184,16 +198,16 @@ class XConnection:
         info = self.d.display.info
         self._min_keycode = info.min_keycode
         rows = self.d.get_keyboard_mapping(info.min_keycode, info.max_keycode - info.min_keycode + 1)
+        self._rows = [list(row) for row in rows]  # the keymap as we last wrote it, by keycode - min_keycode
+        self._original = [list(row) for row in rows]
+        self._scratch = list(range(info.max_keycode - SCRATCH_KEYCODES + 1, info.max_keycode + 1))
         self._levels: dict[int, tuple[int, int]] = {}  # keysym -> (keycode, level 0 plain / 1 shifted)
-        self._spare: list[int] = []
-        for offset, row in enumerate(rows):
-            keycode = info.min_keycode + offset
-            if not any(row):
-                self._spare.append(keycode)
+        for keycode in range(info.min_keycode, self._scratch[0]):
+            row = self._rows[keycode - info.min_keycode]
             for level in (0, 1):
                 if row[level] and (row[level] not in self._levels or self._levels[row[level]][1] > level):
                     self._levels[row[level]] = (keycode, level)
-        self._bound: OrderedDict[int, int] = OrderedDict()  # keysym -> spare keycode, least recently used first
+        self._bound: OrderedDict[int, int] = OrderedDict()  # keysym -> scratch keycode, least recently used first
         self._atoms: dict[str, int] = {}
 
     @property
@@ -217,49 +231,61 @@ class XConnection:
         xtest.fake_input(self.d, X.KeyPress if down else X.KeyRelease, keycode)
 
     def keycodes(self, keysyms: Iterable[int]) -> list[tuple[int, int]]:
-        """(keycode, level) for each keysym, binding the ones no key produces to spare keycodes first.
+        """(keycode, level) for each keysym, binding the ones no key produces to scratch keycodes first.
 
-        At most as many unmapped keysyms as there are spare keycodes may be asked for at once
-        (`spare_count`); callers that type more split the text and `sync` between the parts.
+        At most `scratch_count` keysyms that are not `on_keymap` may be asked for at once; callers that
+        type more split the text and let the app read each part before asking for the next.
         """
         keysyms = list(keysyms)
         missing = [k for k in dict.fromkeys(keysyms) if k not in self._levels and k not in self._bound]
         wanted = set(keysyms)
+        changed = []
         for keysym in missing:
-            keycode = self._free_spare(wanted)
-            self.d.change_keyboard_mapping(keycode, [(keysym, keysym)])
+            keycode = self._free_scratch(wanted)
+            self._rows[keycode - self._min_keycode] = [keysym, keysym] + [X.NoSymbol] * (len(self._rows[0]) - 2)
             self._bound[keysym] = keycode
+            changed.append(keycode)
         for keysym in keysyms:
             if keysym in self._bound:
                 self._bound.move_to_end(keysym)
-        if missing:
-            self.d.sync()
+        if changed:
+            self._write_keymap(min(changed), max(changed))
         return [self._levels[k] if k in self._levels else (self._bound[k], 0) for k in keysyms]
 
     @property
-    def spare_count(self) -> int:
-        return len(self._spare)
+    def scratch_count(self) -> int:
+        return len(self._scratch)
 
-    def is_bound(self, keysym: int) -> bool:
-        return keysym in self._levels or keysym in self._bound
+    def on_keymap(self, keysym: int) -> bool:
+        """Whether a key of the server's own keymap produces `keysym` (plain or shifted)."""
+        return keysym in self._levels
 
-    def _free_spare(self, wanted: set[int]) -> int:
+    def _free_scratch(self, wanted: set[int]) -> int:
         used = set(self._bound.values())
-        for keycode in self._spare:
+        for keycode in self._scratch:
             if keycode not in used:
                 return keycode
         for keysym, keycode in self._bound.items():
             if keysym not in wanted:
                 del self._bound[keysym]
                 return keycode
-        raise SetupError(f"more than {len(self._spare)} characters with no key at once; type them in parts")
+        raise SetupError(
+            f"more than {len(self._scratch)} characters without a key in one input; send it in parts"
+        )
 
-    def unbind_spares(self) -> None:
-        """Give the spare keycodes back their empty mapping (polite on a display we do not own)."""
-        for keycode in self._bound.values():
-            self.d.change_keyboard_mapping(keycode, [(X.NoSymbol, X.NoSymbol)])
-        self._bound.clear()
+    def _write_keymap(self, low: int, high: int) -> None:
+        """One ChangeKeyboardMapping for keycodes low..high (one reload in every client)."""
+        rows = self._rows[low - self._min_keycode: high - self._min_keycode + 1]
+        self.d.change_keyboard_mapping(low, [tuple(row) for row in rows])
         self.d.sync()
+
+    def restore_keymap(self) -> None:
+        """Give the scratch keycodes back their original keys (polite on a display we do not own)."""
+        if self._bound:
+            for keycode in self._scratch:
+                self._rows[keycode - self._min_keycode] = list(self._original[keycode - self._min_keycode])
+            self._write_keymap(self._scratch[0], self._scratch[-1])
+            self._bound.clear()
 
     def sync(self) -> None:
         """Round trip: the server has processed every request sent so far; drop events nobody reads."""
@@ -273,8 +299,8 @@ class XConnection:
             self._atoms[name] = self.d.intern_atom(name)
         return self._atoms[name]
 
-    def _window_property(self, window: object, name: str) -> list[int]:
-        prop = window.get_full_property(self._atom(name), X.AnyPropertyType)  # type: ignore[attr-defined]
+    def _window_property(self, window: Window, name: str) -> list[int]:
+        prop = window.get_full_property(self._atom(name), X.AnyPropertyType)
         return list(prop.value) if prop is not None and prop.format == 32 else []
 
     def wm_running(self) -> bool:
@@ -306,12 +332,12 @@ class XConnection:
         except Xlib.error.XError:
             return None
 
-    def _title(self, window: object) -> str:
-        prop = window.get_full_property(self._atom("_NET_WM_NAME"), self._atom("UTF8_STRING"))  # type: ignore[attr-defined]
+    def _title(self, window: Window) -> str:
+        prop = window.get_full_property(self._atom("_NET_WM_NAME"), self._atom("UTF8_STRING"))
         if prop is not None and prop.value:
             value = prop.value
             return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
-        name = window.get_full_property(Xatom.WM_NAME, X.AnyPropertyType)  # type: ignore[attr-defined]
+        name = window.get_full_property(Xatom.WM_NAME, X.AnyPropertyType)
         if name is None or not name.value:
             return ""
         return name.value.decode("latin-1") if isinstance(name.value, bytes) else str(name.value)
@@ -334,6 +360,24 @@ class XConnection:
             except Xlib.error.XError:
                 return None
         return None
+
+    def activate(self, window_id: int, timeout: float = 1.0) -> bool:
+        """Raise and focus a top-level window (through the WM's _NET_ACTIVE_WINDOW when there is one);
+        True once it holds the focus."""
+        window = self.d.create_resource_object("window", window_id)
+        if self.wm_running():  # source 2: a tool acting for the user, which focus-stealing rules let through
+            message = event.ClientMessage(window=window, client_type=self._atom("_NET_ACTIVE_WINDOW"),
+                                          data=(32, [2, X.CurrentTime, 0, 0, 0]))
+            self.root.send_event(message, event_mask=X.SubstructureRedirectMask | X.SubstructureNotifyMask)
+        else:
+            window.configure(stack_mode=X.Above, onerror=Xlib.error.CatchError())
+            window.set_input_focus(X.RevertToParent, X.CurrentTime, onerror=Xlib.error.CatchError())
+        deadline = time.monotonic() + timeout
+        while self.focused_id() != window_id:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.01)
+        return True
 
     def title(self, window_id: int) -> str | None:
         """A window's title (_NET_WM_NAME, else WM_NAME); None if the window vanished meanwhile."""

@@ -8,7 +8,7 @@ syntax. Points must already be screen pixels; they are written as integers round
 `input text` has its own rules, handled here: it turns "%s" into a space (so spaces are written as %s,
 and a literal "%s" in the text is typed in two pieces, "…%" then "s…"), and it can only type printable
 ASCII. A newline becomes an Enter key event. Any other character cannot be typed this way: that is a
-ConvertError telling the caller to use an IME (e.g. ADBKeyboard's ADB_INPUT_TEXT broadcast).
+ConvertError telling the caller to use an IME (e.g. ADBKeyboard's ADB_INPUT_B64 broadcast, as AndroidEnv does).
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def _type(action: Type) -> list[list[str]]:
         if not _TYPABLE.fullmatch(line):
             bad = next(ch for ch in line if not _TYPABLE.fullmatch(ch))
             raise ConvertError(f"Type {action.content!r}: adb `input text` cannot type {bad!r} (only printable "
-                               "ASCII); send this text through an IME such as ADBKeyboard (ADB_INPUT_TEXT broadcast)")
+                               "ASCII); send this text through an IME such as ADBKeyboard (ADB_INPUT_B64 broadcast; AndroidEnv does this when it is installed)")
         pieces = line.split("%s")
         for j, piece in enumerate(pieces):
             chunk = ("s" if j else "") + piece + ("%" if j < len(pieces) - 1 else "")

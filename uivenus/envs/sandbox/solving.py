@@ -61,7 +61,8 @@ def _reveal_step(q: DomQuery, direction: Direction, within: str | None) -> Actio
 def reveal(q: DomQuery, selector: str, *, within: str | None = None, limit: int = REVEAL_LIMIT) -> Move:
     """Scroll `selector` into view (downwards first, then back up) and return its centre.
 
-    `within` names the scrolling container to swipe/scroll over (default: the middle of the screen).
+    Swipes and wheel scrolls act over `within`, the scrolling pane (default: the middle of the
+    screen, i.e. the document), so apps keep no fixed bar over scrolled content.
     """
     if not q.exists(selector):
         raise SolverError(f"no element matches {selector!r} on the page")
@@ -85,13 +86,16 @@ def tap(q: DomQuery, selector: str, *, within: str | None = None) -> Move:
 
 
 def fill(q: DomQuery, selector: str, text: str, *, within: str | None = None) -> Move:
-    """Replace the text of the field `selector` with `text` (focus, clear, type)."""
+    """Replace the text of the field `selector` with `text`: focus it, clear it unless it shows its
+    placeholder (i.e. is empty), type."""
     point = yield from reveal(q, selector, within=within)
+    empty = q.exists(f"{selector}:placeholder-shown")
     if q.platform is Platform.WEB:
         yield Click(point=point)
-        yield Hotkey(keys=("ctrl", "a"))
+        if not empty:
+            yield Hotkey(keys=("ctrl", "a"))  # typing then replaces the selection
     else:
-        clear = q.center(f"{selector} + [data-role=clear]")
+        clear = None if empty else q.center(f"{selector} + [data-role=clear]")
         yield Click(point=clear or point)  # the clear button empties the field and focuses it
     yield Type(content=text)
     return point

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from uivenus.actions.space import Action, Platform
 from uivenus.records import TaskSpec
@@ -25,6 +25,7 @@ class SandboxTaskError(LookupError):
     """An unknown app or task name; the message lists what exists."""
 
 
+@runtime_checkable
 class DomQuery(Protocol):
     """What a reference solution may read of the live page (BrowserEnv implements it)."""
 

@@ -39,7 +39,8 @@ TREE = (
 )
 #: A cluttered Downloads folder: on a phone its lower files start below the fold.
 CLUTTER = tuple(file(f"d{i}", name, "downloads") for i, name in enumerate((
-    "IMG_2041.heic", "IMG_2042.heic", "boarding-pass.pdf", "concert-tickets.pdf", "driver-update.zip",
+    "IMG_2041.heic", "IMG_2042.heic", "IMG_2043.heic", "IMG_2044.heic", "IMG_2045.heic", "IMG_2046.heic",
+    "boarding-pass.pdf", "concert-tickets.pdf", "driver-update.zip",
     "flight-itinerary.pdf", "font-pack.zip", "notes-export.csv", "podcast-ep12.mp3", "presentation-v3.pptx",
     "receipt-amazon.pdf", "screenshot-01.png", "screenshot-02.png", "tax-form-w2.pdf",
 )))

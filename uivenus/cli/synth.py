@@ -1,0 +1,62 @@
+"""`uivenus synth grounding`: programmatic training data rendered in headless Chromium."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+app = typer.Typer(help="Generate programmatic training data (GUI grounding screens).", no_args_is_help=True)
+console = Console()
+
+
+@app.callback()
+def main() -> None:
+    """Generate programmatic training data."""
+
+
+def parse_sizes(text: str | None) -> list[tuple[int, int]] | None:
+    """'1280x800,390x844' -> [(1280, 800), (390, 844)]; None or '' -> None."""
+    if not text:
+        return None
+    sizes = []
+    for part in text.split(","):
+        width, sep, height = part.strip().lower().partition("x")
+        if not sep or not width.isdigit() or not height.isdigit():
+            raise typer.BadParameter(f"sizes must look like 1280x800,390x844; got {part!r}")
+        sizes.append((int(width), int(height)))
+    return sizes
+
+
+@app.command("grounding")
+def grounding(
+    out: Path = typer.Option(..., "--out", file_okay=False, help="Output folder: images/ and annotations.json."),
+    n: int = typer.Option(100, "--n", min=0, help="Number of screens."),
+    seed: int = typer.Option(0, "--seed", help="Same seed, same bytes."),
+    platforms: str = typer.Option("macos,windows,ios,web", "--platforms", help="Comma-separated platform styles."),
+    sizes: str = typer.Option("", "--sizes", help="Screen sizes, e.g. 1280x800,390x844 (default: each platform's mix)."),
+    workers: int = typer.Option(1, "--workers", min=1, help="Browser processes working in parallel."),
+    simple: bool = typer.Option(False, "--simple", help="Few, big elements (tiny-model training screens)."),
+    per_sample: int = typer.Option(5, "--per-sample", min=1, help="Instructions per screen."),
+    parquet: Path = typer.Option(None, "--parquet", dir_okay=False, help="Also export a Parquet file here."),
+) -> None:
+    """Render n grounding screens with instructions (ScreenSpot-v2-style JSON + PNG)."""
+    from uivenus.synth import SynthError
+    from uivenus.synth.grounding import export_parquet, generate_grounding
+
+    names = [p.strip() for p in platforms.split(",") if p.strip()]
+    try:
+        records = generate_grounding(n, out, seed=seed, platforms=names, sizes=parse_sizes(sizes), workers=workers,
+                                     progress=True, simple=simple, per_sample=per_sample)
+        if parquet is not None:
+            export_parquet(out, parquet)
+    except SynthError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(1) from None
+    kinds = Counter(r["instruction_kind"] for r in records)
+    summary = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
+    console.print(f"wrote {n} screens and {len(records)} instructions ({summary}) to {out}")
+    if parquet is not None:
+        console.print(f"parquet: {parquet}")

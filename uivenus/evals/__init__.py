@@ -1,0 +1,1 @@
+"""Evaluation harnesses: each runs any Policy on a benchmark and writes per-item records, tables and plots."""

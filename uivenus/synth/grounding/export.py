@@ -1,0 +1,83 @@
+"""Grounding datasets on disk: `annotations.json` beside `images/`, and a Parquet copy for training.
+
+The JSON is a list of ScreenSpot-v2-style records (bbox [x1, y1, x2, y2] in pixels) with our extra fields;
+Parquet rows are the same records with the PNG bytes embedded, typed so `datasets` loads `image` as an
+Image feature.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from uivenus.synth import SynthError
+
+ANNOTATIONS = "annotations.json"
+IMAGES = "images"
+
+
+class DatasetError(SynthError):
+    """A grounding dataset folder is missing or malformed; the message names the file."""
+
+
+def write_annotations(out_dir: str | Path, annotations: Sequence[dict[str, Any]]) -> Path:
+    """Write annotations.json atomically (a reader never sees half a file), one record per line."""
+    path = Path(out_dir) / ANNOTATIONS
+    tmp = path.with_suffix(".json.tmp")
+    lines = ",\n".join(json.dumps(record, ensure_ascii=False) for record in annotations)
+    tmp.write_text(f"[\n{lines}\n]\n" if lines else "[]\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def read_annotations(dataset_dir: str | Path) -> list[dict[str, Any]]:
+    path = Path(dataset_dir) / ANNOTATIONS
+    if not path.is_file():
+        raise DatasetError(f"{path} not found; generate a dataset first (uivenus synth grounding --out {dataset_dir})")
+    try:
+        records = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise DatasetError(f"{path} is not valid JSON: {exc}") from None
+    if not isinstance(records, list):
+        raise DatasetError(f"{path} must hold a JSON list of records")
+    return records
+
+
+def _features() -> Any:
+    from datasets import Features, Image, List, Value
+
+    return Features({
+        "id": Value("string"), "image": Image(), "img_filename": Value("string"), "bbox": List(Value("int32")),
+        "instruction": Value("string"), "data_type": Value("string"), "platform": Value("string"),
+        "img_size": List(Value("int32")), "instruction_kind": Value("string"), "negative": Value("bool"),
+        "seed": Value("int64"), "index": Value("int64"), "target": Value("string"), "absent": Value("string"),
+        "domain": Value("string"),
+    })
+
+
+def export_parquet(dataset_dir: str | Path, out: str | Path) -> Path:
+    """One Parquet file, one row per instruction, each with its screen's PNG bytes; returns its path."""
+    from datasets import Dataset
+
+    root = Path(dataset_dir)
+    records = read_annotations(root)
+    features = _features()
+    images: dict[str, bytes] = {}
+    rows = []
+    for record in records:
+        name = record["img_filename"]
+        if name not in images:
+            path = root / IMAGES / name
+            if not path.is_file():
+                raise DatasetError(f"{path} is named in {ANNOTATIONS} but missing")
+            images[name] = path.read_bytes()
+        row = {key: record.get(key) for key in features if key != "image"}
+        row["image"] = {"bytes": images[name], "path": name}
+        rows.append(row)
+    out_path = Path(out)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    Dataset.from_list(rows, features=features).to_parquet(str(out_path))
+    return out_path
