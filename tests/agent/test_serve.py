@@ -11,14 +11,12 @@ import base64
 import hashlib
 import io
 import json
-import os
 import socket
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 
 import httpx
 import pytest
@@ -113,7 +111,8 @@ def test_text_and_images_reach_the_policy_exactly(client: httpx.Client) -> None:
         {"role": "system", "content": "You are a GUI agent."},
         {"role": "user", "content": [{"type": "text", "text": "Step 1:"},
                                      {"type": "image_url", "image_url": {"url": image_data_url(screen)}},
-                                     {"type": "image_url", "image_url": {"url": image_data_url(rgba), "detail": "high"}},
+                                     {"type": "image_url",
+                                      "image_url": {"url": image_data_url(rgba), "detail": "high"}},
                                      {"type": "text", "text": " click it"}]},
         {"role": "assistant", "content": "<think>ok</think>"},
         {"role": "user", "content": "again"},
@@ -147,7 +146,8 @@ def test_finish_reason_is_length_when_the_budget_is_spent(client: httpx.Client) 
 
 @pytest.mark.parametrize(("body", "status", "code", "says"), [
     ({"messages": [{"role": "user", "content": [
-        {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}}]}]}, 400, "remote_image_url", "offline"),
+        {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}}]}]},
+     400, "remote_image_url", "offline"),
     ({"messages": [{"role": "user", "content": [
         {"type": "image_url", "image_url": {"url": "data:image/png;base64,!!notbase64!!"}}]}]}, 400, "invalid_image",
      "not a readable image"),
@@ -273,9 +273,8 @@ def _free_port() -> int:
 
 
 def test_server_thread_reports_a_taken_port() -> None:
-    with ServerThread(create_app(Describer())) as first:
-        with pytest.raises(ServeError, match="port"):
-            ServerThread(create_app(Describer()), port=first.port).start(timeout_s=10)
+    with ServerThread(create_app(Describer())) as first, pytest.raises(ServeError, match="port"):
+        ServerThread(create_app(Describer()), port=first.port).start(timeout_s=10)
 
 
 def test_cli_rejects_an_unknown_policy_spec() -> None:
@@ -286,35 +285,37 @@ def test_cli_rejects_an_unknown_policy_spec() -> None:
     assert "unknown policy spec" in result.output
 
 
-def test_uivenus_serve_runs_a_checkpoint_in_its_own_process(tiny_qwen3_vl: Path) -> None:
-    """The command as users run it: a separate process, a local checkpoint, a real port."""
+def test_uivenus_serve_runs_any_policy_spec_in_its_own_process(server: ServerThread) -> None:
+    """The command as users run it, in a separate process on a real port. It serves an `openai:` spec here (a
+    proxy to the describer), so the request crosses two servers and must arrive unchanged; the tiny checkpoint
+    behind `create_app` is exercised in test_openai_compat.py without paying for a second torch import."""
     port = _free_port()
-    script = ("import typer; from uivenus.cli.serve import serve; app = typer.Typer(); app.command()(serve); "
-              "app()")
-    args = [sys.executable, "-c", script, "--policy", f"hf:{tiny_qwen3_vl}?device=cpu&dtype=float32",
-            "--port", str(port), "--model-name", "tiny"]
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               env={**os.environ, "OMP_NUM_THREADS": "1"})
+    script = "import typer; from uivenus.cli.serve import serve; app = typer.Typer(); app.command()(serve); app()"
+    args = [sys.executable, "-c", script, "--policy", f"openai:{server.base_url}#tiny-venus", "--port", str(port),
+            "--model-name", "proxy"]
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 60
         while True:
             assert process.poll() is None, process.stdout.read().decode() if process.stdout else ""
             try:
-                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).json().get("model") == "proxy":
                     break
             except httpx.TransportError:
                 pass
-            assert time.monotonic() < deadline, "uivenus serve did not come up within 120 s"
-            time.sleep(0.2)
-        image = image_data_url(Image.new("RGB", (64, 64), "red"))
-        reply = httpx.post(f"http://127.0.0.1:{port}/v1/chat/completions", timeout=60, json={
-            "model": "tiny", "max_tokens": 4, "temperature": 0,
-            "messages": [{"role": "user", "content": [{"type": "text", "text": "Click the red square"},
-                                                      {"type": "image_url", "image_url": {"url": image}}]}]})
+            assert time.monotonic() < deadline, "uivenus serve did not come up within 60 s"
+            time.sleep(0.1)
+        image = Image.new("RGB", (40, 30), "red")
+        content = [{"type": "text", "text": "Click the red square"},
+                   {"type": "image_url", "image_url": {"url": image_data_url(image)}}]
+        reply = httpx.post(f"http://127.0.0.1:{port}/v1/chat/completions", timeout=30, json={
+            "model": "proxy", "max_tokens": 9, "temperature": 0, "chat_template_kwargs": {"enable_thinking": False},
+            "messages": [{"role": "user", "content": content}]})
         assert reply.status_code == 200, reply.text
-        usage = reply.json()["usage"]
-        assert usage["prompt_tokens"] > 16 and 1 <= usage["completion_tokens"] <= 4  # 16 image tokens + text
+        seen = json.loads(reply.json()["choices"][0]["message"]["content"])
+        assert seen["texts"] == ["Click the red square"]
+        assert seen["images"] == [[[40, 30], "RGB", _pixels(image)]]
+        assert seen["sampling"] == {"temperature": 0.0, "top_p": 1.0, "max_new_tokens": 9, "thinking": False}
     finally:
         process.terminate()
         process.wait(timeout=30)
-    assert process.returncode is not None

@@ -270,6 +270,12 @@ def test_key_down_and_up_hold_keys_across_steps(env: DesktopEnv, log: EventLog) 
     assert log.wait_text("Bc") == "Bc"
 
 
+def test_observation_names_the_focused_window_as_it_changes(env: DesktopEnv, log: EventLog) -> None:
+    assert env.observe().info["focused"] == TITLE
+    result = env.step(Hotkey(keys=("f2",)))  # the app renames its window
+    assert result.observation.info["focused"] == f"{TITLE} (renamed)" == env.state()["focused"]
+
+
 def test_unknown_key_fails_the_step_with_a_reason(env: DesktopEnv, log: EventLog) -> None:
     result = env.step(Hotkey(keys=("fn", "f1")))
     assert not result.executed and "UnsupportedKeyError" in (result.error or "") and "'fn'" in result.error
@@ -320,9 +326,8 @@ def test_wait_and_no_op_actions(env: DesktopEnv, log: EventLog) -> None:
 
 
 def test_window_moves_when_its_title_bar_is_dragged(env: DesktopEnv, log: EventLog) -> None:
-    display = Display(env.display)
+    display = Display(env.display)  # the WM's frame size is a property of the (active) client window
     try:
-        window_id = display.get_input_focus().focus.id
         active = display.screen().root.get_full_property(display.intern_atom("_NET_ACTIVE_WINDOW"), 0)
         if active is None:
             pytest.skip("no EWMH window manager on this display (openbox missing)")
@@ -330,8 +335,7 @@ def test_window_moves_when_its_title_bar_is_dragged(env: DesktopEnv, log: EventL
             display.intern_atom("_NET_FRAME_EXTENTS"), 0)
     finally:
         display.close()
-    assert window_id
-    top = extents.value[2]
+    top = extents.value[2]  # left, right, top, bottom
     (window,) = [w for w in env.state()["windows"] if w["title"] == TITLE]
     x, y = window["geometry"][:2]
     grip = (x + 200, y - top // 2)  # the middle of openbox's title bar

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from uivenus.actions.space import Click, PressBack, Type
+from uivenus.actions.space import Click, PressBack, Type, Wait
 from uivenus.envs.base import Env
 from uivenus.envs.miniwob import (
     FLIGHT_AREA, TASK_AREA, MiniWoBEnv, MiniWoBError, list_flight_tasks, list_tasks, miniwob_task,
@@ -62,7 +62,7 @@ def test_reset_seeds_the_episode_and_reads_the_utterance(env: MiniWoBEnv) -> Non
     env.reset(miniwob_task("enter-text", seed=7))
     assert env.task.instruction == first
     others = set()
-    for seed in (8, 9, 10):
+    for seed in (8, 9):
         env.reset(miniwob_task("enter-text", seed=seed))
         others.add(env.task.instruction)
     assert others - {first}, "other seeds should give other names to type"
@@ -115,8 +115,7 @@ def test_an_ended_episode_keeps_its_reward_and_the_page_is_not_left(env: MiniWoB
 
 def test_the_pages_own_time_limit_ends_the_episode(env: MiniWoBEnv) -> None:
     env.reset(miniwob_task("click-test", seed=0, episode_max_ms=300))
-    env.step(Click(point=(150, 205)))  # a miss: nothing happens until the timer runs out
-    env.step(Click(point=(150, 205)))
+    env.step(Wait(seconds=0.6))
     state = env.state()
     assert state["done"] and state["raw_reward"] == -1 and state["reason"] == "timed out"
 

@@ -18,14 +18,33 @@ from typer.testing import CliRunner
 
 from uivenus.envs.browser import CHROMIUM_ARGS, BrowserConfig
 from uivenus.synth.grounding import (
-    GroundingSynth, SynthConfig, SynthConfigError, export_parquet, generate_grounding, read_annotations,
+    GroundingSynth,
+    SynthConfig,
+    SynthConfigError,
+    export_parquet,
+    generate_grounding,
+    read_annotations,
 )
 from uivenus.synth.grounding.icons import ICONS
 from uivenus.synth.grounding.render import Renderer
 from uivenus.synth.grounding.styles import PLATFORMS
 
-FIELDS = {"id", "img_filename", "bbox", "instruction", "data_type", "platform", "img_size", "instruction_kind",
-          "negative", "seed", "index", "target", "absent", "domain"}
+FIELDS = {
+    "id",
+    "img_filename",
+    "bbox",
+    "instruction",
+    "data_type",
+    "platform",
+    "img_size",
+    "instruction_kind",
+    "negative",
+    "seed",
+    "index",
+    "target",
+    "absent",
+    "domain",
+}
 
 _JS_CHECK = """([gid, x, y]) => {
   const hit = document.elementFromPoint(x, y);
@@ -35,11 +54,13 @@ _JS_CHECK = """([gid, x, y]) => {
   return {hit: owner ? owner.dataset.gid : null, box: [r.left, r.top, r.right, r.bottom]};
 }"""
 _JS_ON_SCREEN = """() => {
-  const inView = (r) => r.width > 0 && r.height > 0 && r.right > 0 && r.bottom > 0 && r.left < innerWidth && r.top < innerHeight;
+  const inView = (r) => r.width > 0 && r.height > 0 && r.right > 0 && r.bottom > 0
+    && r.left < innerWidth && r.top < innerHeight;
+  const drawn = (selector) => [...document.querySelectorAll(selector)].filter(e => inView(e.getBoundingClientRect()));
   const texts = [document.body.innerText];
   for (const el of document.querySelectorAll("input, textarea")) texts.push(el.value, el.placeholder);
-  const icons = [...document.querySelectorAll("svg[data-icon]")].filter(e => inView(e.getBoundingClientRect())).map(e => e.dataset.icon);
-  const fns = [...document.querySelectorAll("[data-fn]")].filter(e => inView(e.getBoundingClientRect())).map(e => e.dataset.fn);
+  const icons = drawn("svg[data-icon]").map(e => e.dataset.icon);
+  const fns = drawn("[data-fn]").map(e => e.dataset.fn);
   return {text: texts.join("\\n").toLowerCase(), icons, fns};
 }"""
 
@@ -54,7 +75,7 @@ def renderer():
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("grounding") / "run_a"
-    generate_grounding(4, out, seed=11, progress=False)
+    generate_grounding(3, out, seed=11, progress=False)
     return out
 
 
@@ -62,15 +83,20 @@ def dataset(tmp_path_factory) -> Path:
 def checker():
     """An independent page in the test's own Playwright, to re-render and hit-test composed HTML."""
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=BrowserConfig().executable, headless=True, args=list(CHROMIUM_ARGS))
+        browser = pw.chromium.launch(
+            executable_path=BrowserConfig().executable, headless=True, args=list(CHROMIUM_ARGS)
+        )
         page = browser.new_page(device_scale_factor=1)
         yield page
         browser.close()
 
 
 def _files(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def _verify(page, screen, records) -> None:
@@ -104,12 +130,45 @@ def _verify(page, screen, records) -> None:
             assert any(noun in record["instruction"] for noun in ICONS[element.icon].nouns)
 
 
+_PAGE = """<!doctype html><html><body style="margin:0;width:400px;height:300px">
+<button data-gid="g0" style="position:absolute;left:10px;top:10px;width:80px;height:30px">free</button>
+<button data-gid="g1" style="position:absolute;left:10px;top:50px;width:80px;height:30px">covered</button>
+<div style="position:absolute;left:0;top:45px;width:200px;height:40px;background:rgba(0,0,0,.3)"></div>
+<div data-gid="g2" style="position:absolute;left:10px;top:100px;width:3px;height:30px;background:red"></div>
+<button data-gid="g3" style="position:absolute;left:370px;top:100px;width:80px;height:30px">cut</button>
+<button data-gid="g4" style="position:absolute;left:10px;top:500px;width:80px;height:30px">below</button>
+<button data-gid="g5" style="position:absolute;left:100px;top:150px;width:80px;height:30px;visibility:hidden">
+  hidden</button>
+<div style="position:absolute;left:200px;top:150px;width:50px;height:40px;overflow:hidden">
+  <button data-gid="g6" style="width:90px;height:30px">clipped</button></div>
+<div data-gid="g7" style="position:absolute;left:10px;top:200px;width:150px;height:60px">
+  <button data-gid="g8" style="width:60px;height:30px">inner</button></div>
+<svg data-icon="trash" style="position:absolute;left:300px;top:10px;width:20px;height:20px"></svg>
+</body></html>"""
+
+
+def test_renderer_keeps_only_visible_unoccluded_whole_elements(renderer):
+    rendered = renderer.render(_PAGE, (400, 300))
+    assert rendered.boxes == {"g0": (10, 10, 90, 40), "g8": (10, 200, 70, 230)}
+    assert rendered.rejected == {
+        "g1": "occluded",
+        "g2": "small",
+        "g3": "cut",
+        "g4": "hidden",
+        "g5": "hidden",
+        "g6": "clipped",
+        "g7": "nested",
+    }
+    assert "covered" in rendered.texts and "below" not in rendered.texts and rendered.icons == ("trash",)
+    assert Image.open(io.BytesIO(rendered.png)).size == (400, 300)
+
+
 def test_same_seed_same_bytes_any_worker_count_and_other_seed_differs(dataset, tmp_path):
     again = tmp_path / "run_b"
-    generate_grounding(4, again, seed=11, workers=2, progress=False)
+    generate_grounding(3, again, seed=11, workers=2, progress=False)
     assert _files(again) == _files(dataset)
     other = tmp_path / "run_c"
-    generate_grounding(4, other, seed=12, progress=False)
+    generate_grounding(2, other, seed=12, progress=False)
     assert (other / "annotations.json").read_bytes() != (dataset / "annotations.json").read_bytes()
     assert set(_files(other).values()).isdisjoint(v for k, v in _files(dataset).items() if k.endswith(".png"))
 
@@ -133,7 +192,7 @@ def test_annotations_follow_the_screenspot_v2_schema(dataset):
 def test_written_boxes_are_the_real_boxes_and_negatives_name_nothing_on_screen(dataset, renderer, checker):
     records = read_annotations(dataset)
     synth = GroundingSynth(renderer=renderer)
-    for index in range(4):
+    for index in range(3):
         screen = synth.compose(11, index)  # composing is pure: the same page the generator rendered
         _verify(checker, screen, [r for r in records if r["index"] == index])
 
@@ -190,8 +249,9 @@ def test_cli_grounding_writes_images_and_annotations(tmp_path):
     from uivenus.cli.synth import app
 
     out = tmp_path / "cli"
-    result = CliRunner().invoke(app, ["grounding", "--n", "2", "--out", str(out), "--seed", "4", "--platforms", "ios,web",
-                                      "--sizes", "390x844"])
+    result = CliRunner().invoke(
+        app, ["grounding", "--n", "2", "--out", str(out), "--seed", "4", "--platforms", "ios,web", "--sizes", "390x844"]
+    )
     assert result.exit_code == 0, result.output
     records = json.loads((out / "annotations.json").read_text())
     assert sorted(p.name for p in (out / "images").iterdir()) == ["s4_000000.png", "s4_000001.png"]

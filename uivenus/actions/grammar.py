@@ -30,7 +30,8 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from types import MappingProxyType
+from typing import Any, TypeAlias, TypeVar
 
 from .space import (
     ACTION_CLASSES,
@@ -48,6 +49,7 @@ from .space import (
 )
 
 __all__ = [
+    "ActionSpans",
     "MAX_CALL_CHARS",
     "MAX_NESTING",
     "MAX_RESPONSE_CHARS",
@@ -55,6 +57,8 @@ __all__ = [
     "GroundingAnswer",
     "ParseError",
     "Response",
+    "Span",
+    "action_spans",
     "format_action",
     "format_grounding",
     "format_response",
@@ -172,11 +176,19 @@ class _Source:
         col = len(self.text[start:start + col_bytes].encode("utf-8")[:col_bytes].decode("utf-8", errors="ignore"))
         return min(start + col, len(self.text))
 
+    def _extent(self, node: ast.AST) -> tuple[int, int]:
+        begin = self._offset(getattr(node, "lineno", None), getattr(node, "col_offset", None))
+        return begin, self._offset(getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None))
+
+    def span(self, node: ast.AST) -> tuple[int, int]:
+        """Where `node` sits in the response: [start, end) character offsets."""
+        begin, end = self._extent(node)
+        return self.base + begin, self.base + end
+
     def error(self, expected: str, node: ast.AST | None = None, *, reason: str | None = None) -> ParseError:
         if node is None:
             return ParseError(expected, position=self.base, fragment=self.text, reason=reason)
-        begin = self._offset(getattr(node, "lineno", None), getattr(node, "col_offset", None))
-        end = self._offset(getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None))
+        begin, end = self._extent(node)
         return ParseError(expected, position=self.base + begin, fragment=self.text[begin:max(end, begin + 1)],
                           reason=reason)
 
@@ -507,26 +519,38 @@ def _check_size(text: str) -> None:
                          reason=f"it has {len(text)}")
 
 
-def _parse_strict(text: str) -> Response:
+_Block = tuple[str, int]  # a block's inner text and where it starts in the response
+T = TypeVar("T")
+
+
+def _strict_blocks(text: str, read_action: Callable[[str, int], T]) -> tuple[_Block | None, T, _Block | None]:
+    """Walk `<think>` (optional), `<action>`, `<conclusion>` (optional), then the end; `read_action(inner, start)`
+    reads the action block as soon as it is found, so its errors come before those about what follows it."""
     pos = _skip_space(text, 0)
     think = None
     if (block := _block(text, pos, "think")) is not None:
-        think, pos = block[0].strip(), _skip_space(text, block[2])
+        think, pos = block[:2], _skip_space(text, block[2])
     block = _block(text, pos, "action")
     if block is None:
         after = "after </think> " if think is not None else ""
         raise ParseError(f"<action>...</action> {after}holding the action call", position=pos,
                          fragment=text[pos:], reason="no <action> here")
-    actions = _parse_calls(block[0], block[1])
+    action = read_action(block[0], block[1])
     pos = _skip_space(text, block[2])
     conclusion = None
     if (block := _block(text, pos, "conclusion")) is not None:
-        conclusion, pos = block[0].strip(), _skip_space(text, block[2])
+        conclusion, pos = block[:2], _skip_space(text, block[2])
     if pos < len(text):
         reason = "a second <action> block" if text.startswith("<action>", pos) else "unexpected text"
         raise ParseError("one <action> block, optionally followed by <conclusion>...</conclusion>, then the end",
                          position=pos, fragment=text[pos:], reason=reason)
-    return Response(raw=text, actions=actions, think=think, conclusion=conclusion)
+    return think, action, conclusion
+
+
+def _parse_strict(text: str) -> Response:
+    think, actions, conclusion = _strict_blocks(text, _parse_calls)
+    return Response(raw=text, actions=actions, think=think[0].strip() if think else None,
+                    conclusion=conclusion[0].strip() if conclusion else None)
 
 
 _CALL_START = re.compile(
@@ -757,3 +781,82 @@ def format_grounding(answer: GroundingAnswer | tuple[float, float] | None) -> st
     if point is None:
         return "[-1,-1]"
     return "[" + ",".join(map(_format_coordinate, point)) + "]"
+
+
+# --- spans ---------------------------------------------------------------------------------------
+
+Span: TypeAlias = tuple[int, int]  # [start, end) character offsets into the response text
+
+
+@dataclass(frozen=True)
+class ActionSpans:
+    """Where the parts of a well-formed response sit, as character spans of its text: what trainers weight.
+
+    `action` is the call expression (all comma-separated calls), or a grounding answer's bracketed list;
+    `names` the action name of every call (Sequence members included; none for a grounding answer); `params`
+    each argument's value by canonical name (`box=` is "point", a positional argument is the field it fills),
+    prefixed "<i>." inside a comma-separated list or a Sequence's `actions` — the paths `ReferenceAction.boxes`
+    uses; a grounding answer's numbers are "point" (or "box" for four). `think` and `conclusion` are the
+    stripped inner texts of those blocks.
+    """
+
+    action: Span
+    names: tuple[Span, ...] = ()
+    params: Mapping[str, Span] = dataclasses.field(default_factory=dict)
+    think: Span | None = None
+    conclusion: Span | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
+
+
+def _inner_span(block: _Block) -> Span:
+    """The stripped inner text of a block, as a span of the response."""
+    inner, start = block
+    lead = len(inner) - len(inner.lstrip())
+    return start + lead, start + lead + len(inner.strip())
+
+
+def _call_spans(call: ast.Call, src: _Source, prefix: str, names: list[Span], params: dict[str, Span]) -> None:
+    """Record the name and argument values of `call` (already built by `_calls`, so well-formed)."""
+    func = call.func
+    assert isinstance(func, ast.Name)
+    names.append(src.span(func))
+    arguments = [(str(_POSITIONAL[func.id]), value) for value in call.args]
+    arguments += [(_ARG_SYNONYMS.get(str(k.arg), str(k.arg)), k.value) for k in call.keywords]
+    for name, value in arguments:
+        params[prefix + name] = src.span(value)
+        if name == "actions" and isinstance(value, (ast.List, ast.Tuple)):
+            for i, member in enumerate(value.elts):
+                _call_spans(member, src, f"{prefix}{i}.", names, params)  # type: ignore[arg-type]
+
+
+def _expression_spans(text: str, base: int) -> tuple[Span, tuple[Span, ...], dict[str, Span]]:
+    node, src = _expression(text, base)
+    _calls(node, src)  # the same checks as parsing: spans only for calls that parse
+    elements = node.elts if isinstance(node, ast.Tuple) else [node]
+    names: list[Span] = []
+    params: dict[str, Span] = {}
+    for i, element in enumerate(elements):
+        _call_spans(element, src, f"{i}." if len(elements) > 1 else "", names, params)  # type: ignore[arg-type]
+    return (src.base, src.base + len(src.text)), tuple(names), params
+
+
+_GROUNDING_ONLY = re.compile(rf"\s*([\[(]\s*({_NUMBER}(?:\s*,\s*{_NUMBER})*)\s*[\])])\s*")
+
+
+def action_spans(text: str) -> ActionSpans:
+    """The spans of a response that `parse_response` accepts strictly, or of a bare grounding answer (`[x,y]`,
+    `[-1,-1]`, `[x1,y1,x2,y2]` and nothing else); anything else raises the strict parser's `ParseError`."""
+    _check_size(text)
+    try:
+        think, (action, names, params), conclusion = _strict_blocks(text, _expression_spans)
+    except ParseError:
+        match = _GROUNDING_ONLY.fullmatch(text)
+        if match is None or len(numbers := re.split(r"\s*,\s*", match.group(2))) not in (2, 4):
+            raise
+        parse_grounding(text)  # the same checks as a grounding reader
+        return ActionSpans(action=match.span(1), params={"point" if len(numbers) == 2 else "box": match.span(2)})
+    return ActionSpans(action=action, names=names, params=params,
+                       think=_inner_span(think) if think else None,
+                       conclusion=_inner_span(conclusion) if conclusion else None)

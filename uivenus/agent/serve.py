@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import binascii
 import io
 import queue
 import re
@@ -23,13 +22,13 @@ from collections.abc import AsyncIterator
 from concurrent.futures import Future
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from PIL import Image, UnidentifiedImageError
+from PIL import Image
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -120,7 +119,7 @@ def decode_image_url(url: str) -> Image.Image:
         with Image.open(io.BytesIO(raw)) as image:
             image.load()
             return image if image.mode == "RGB" else image.convert("RGB")
-    except (binascii.Error, UnidentifiedImageError, OSError, Image.DecompressionBombError) as exc:
+    except (ValueError, OSError, Image.DecompressionBombError) as exc:  # bad base64, unknown format, a bomb
         raise ApiError(400, f"image_url data is not a readable image ({type(exc).__name__}: {exc})",
                        param="messages", code="invalid_image") from None
 
@@ -302,7 +301,7 @@ def create_app(policy: Policy, model_name: str = DEFAULT_MODEL_NAME, *, max_batc
             reply = await asyncio.wrap_future(batcher.submit(request))
         except PolicyError as exc:
             raise ApiError(500, f"the policy failed: {exc}", kind="server_error", code="policy_error") from exc
-        except Exception as exc:  # noqa: BLE001 — a broken policy must still answer in the OpenAI format
+        except Exception as exc:  # a broken policy must still answer in the OpenAI format
             raise ApiError(500, f"the policy crashed: {type(exc).__name__}: {exc}", kind="server_error",
                            code="internal_error") from exc
         return _completion(model_name, reply, request.sampling.max_new_tokens)  # type: ignore[union-attr]
@@ -320,21 +319,28 @@ class ServerThread:
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
                                 timeout_graceful_shutdown=graceful_s)
         self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, name=f"uvicorn-{host}:{port}", daemon=True)
+        self._thread = threading.Thread(target=self._serve, name=f"uvicorn-{host}:{port}", daemon=True)
+        self._exit_code: int | str | None = None
         self.port = port
+
+    def _serve(self) -> None:
+        try:
+            self._server.run()
+        except SystemExit as exc:  # uvicorn exits when it cannot bind or the app's startup fails
+            self._exit_code = exc.code
 
     @property
     def base_url(self) -> str:
         """The OpenAI base URL (`http://HOST:PORT/v1`)."""
         return f"http://{self.host}:{self.port}/v1"
 
-    def start(self, timeout_s: float = 30.0) -> ServerThread:
+    def start(self, timeout_s: float = 30.0) -> Self:
         self._thread.start()
         deadline = time.monotonic() + timeout_s
         while not self._server.started:
             if not self._thread.is_alive():
-                raise ServeError(f"the server on {self.host}:{self.port} exited while starting; is the port taken? "
-                                 "(see the log above)")
+                raise ServeError(f"the server on {self.host}:{self.port} exited while starting (code "
+                                 f"{self._exit_code}); is the port taken? (see the log above)")
             if time.monotonic() > deadline:
                 self.close()
                 raise ServeError(f"the server on {self.host}:{self.port} did not start within {timeout_s:g}s")
@@ -344,9 +350,10 @@ class ServerThread:
 
     def close(self) -> None:
         self._server.should_exit = True
-        self._thread.join()
+        if self._thread.is_alive():
+            self._thread.join()
 
-    def __enter__(self) -> ServerThread:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from uivenus.cli import actions, demo, env, runs
+from uivenus.cli import actions, captcha, demo, env, evaluate, run, runs, serve, synth
 
 app = typer.Typer(
     help="uivenus: a GUI agent that acts on phones, browsers and desktops, and the data engine that trains it.",
@@ -12,6 +12,11 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(actions.app, name="actions")
-app.add_typer(runs.app, name="runs")
 app.add_typer(env.app, name="env")
+app.add_typer(runs.app, name="runs")
+synth.app.command("captcha")(captcha.synth_captcha)
+app.add_typer(synth.app, name="synth")
+app.add_typer(evaluate.app, name="eval")
+app.command("run")(run.run)
+app.command("serve")(serve.serve)
 app.command("demo")(demo.demo)

@@ -56,8 +56,28 @@ def action_table(console: Console) -> tuple[int, int]:
     return ok, failed
 
 
+#: The bundled sandbox task the demo runs end to end with the oracle policy.
+DEMO_TASK = "sandbox:contacts/add_contact"
+
+
+def agent_episode(console: Console, out: Path) -> bool:
+    """Run one bundled sandbox task through the agent loop with the `oracle` policy; print steps and verdict."""
+    import time
+
+    from uivenus.cli.run import run_and_record, trajectory_table, verdict_line
+
+    console.print(f"\n[bold]Agent loop[/bold]: {DEMO_TASK} with the oracle policy (guard: confirm, nobody to ask)")
+    directory, trajectory = run_and_record(policy_spec="oracle", task=DEMO_TASK, out=out,
+                                           run_id=time.strftime("demo-%Y%m%d-%H%M%S"))
+    console.print(trajectory_table(trajectory, title=f"{trajectory.task.id}: {trajectory.task.instruction}"))
+    console.print(verdict_line(trajectory))
+    console.print(f"recorded in {directory} (see it again with `uivenus runs show {directory.parent} --steps`)")
+    return bool(trajectory.verdicts.get("sandbox", {}).get("passed"))
+
+
 def demo(out: Path = Path("runs/demo")) -> None:
-    """Run the demo: today, the unified action space on samples of every supported format."""
+    """Run the demo: the unified action space on samples of every format, then one agent episode end to end."""
     console = Console(width=max(Console().width, 140))
     ok, failed = action_table(console)
     console.print(f"[bold]{ok}[/bold] inputs mapped, [bold]{failed}[/bold] reported as unmappable or malformed")
+    agent_episode(console, out)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -32,15 +33,21 @@ def parse_sizes(text: str | None) -> list[tuple[int, int]] | None:
 
 @app.command("grounding")
 def grounding(
-    out: Path = typer.Option(..., "--out", file_okay=False, help="Output folder: images/ and annotations.json."),
-    n: int = typer.Option(100, "--n", min=0, help="Number of screens."),
-    seed: int = typer.Option(0, "--seed", help="Same seed, same bytes."),
-    platforms: str = typer.Option("macos,windows,ios,web", "--platforms", help="Comma-separated platform styles."),
-    sizes: str = typer.Option("", "--sizes", help="Screen sizes, e.g. 1280x800,390x844 (default: each platform's mix)."),
-    workers: int = typer.Option(1, "--workers", min=1, help="Browser processes working in parallel."),
-    simple: bool = typer.Option(False, "--simple", help="Few, big elements (tiny-model training screens)."),
-    per_sample: int = typer.Option(5, "--per-sample", min=1, help="Instructions per screen."),
-    parquet: Path = typer.Option(None, "--parquet", dir_okay=False, help="Also export a Parquet file here."),
+    out: Annotated[Path, typer.Option("--out", file_okay=False, help="Output folder: images/ and annotations.json.")],
+    n: Annotated[int, typer.Option("--n", min=0, help="Number of screens.")] = 100,
+    seed: Annotated[int, typer.Option("--seed", help="Same seed, same bytes.")] = 0,
+    platforms: Annotated[
+        str, typer.Option("--platforms", help="Comma-separated platform styles.")
+    ] = "macos,windows,ios,web",
+    sizes: Annotated[
+        str, typer.Option("--sizes", help="Screen sizes, e.g. 1280x800,390x844 (default: each platform's mix).")
+    ] = "",
+    workers: Annotated[int, typer.Option("--workers", min=1, help="Browser processes working in parallel.")] = 1,
+    simple: Annotated[bool, typer.Option("--simple", help="Few, big elements (tiny-model training screens).")] = False,
+    per_sample: Annotated[int, typer.Option("--per-sample", min=1, help="Instructions per screen.")] = 5,
+    parquet: Annotated[
+        Path | None, typer.Option("--parquet", dir_okay=False, help="Also export a Parquet file here.")
+    ] = None,
 ) -> None:
     """Render n grounding screens with instructions (ScreenSpot-v2-style JSON + PNG)."""
     from uivenus.synth import SynthError
@@ -48,8 +55,17 @@ def grounding(
 
     names = [p.strip() for p in platforms.split(",") if p.strip()]
     try:
-        records = generate_grounding(n, out, seed=seed, platforms=names, sizes=parse_sizes(sizes), workers=workers,
-                                     progress=True, simple=simple, per_sample=per_sample)
+        records = generate_grounding(
+            n,
+            out,
+            seed=seed,
+            platforms=names,
+            sizes=parse_sizes(sizes),
+            workers=workers,
+            progress=True,
+            simple=simple,
+            per_sample=per_sample,
+        )
         if parquet is not None:
             export_parquet(out, parquet)
     except SynthError as exc:

@@ -84,7 +84,7 @@ class DesktopConfig:
 
     width: int = 1280
     height: int = 800
-    display: str | None = None  # ":N" attaches to a running X server (started and stopped by someone else)
+    display: str | None = None  # ":N" attaches to a running X server (not ours to stop; its own size is used)
     first_display: int = 90  # the scan for a free display number for our own Xvfb starts here
     window_manager: tuple[str, ...] = ("openbox", "--sm-disable")  # () runs without one
     launch_timeout_s: float = 10.0  # how long reset/LaunchApp wait for an app's window
@@ -94,6 +94,7 @@ class DesktopConfig:
     settle_poll_s: float = 0.001  # pause between grabs while waiting for the first change
     drag_steps: int = 10  # pointer moves between press and release (WMs and apps need motion events)
     drag_step_s: float = 0.01
+    drag_hold_s: float = 0.05  # pause after the press and before the release (a WM starts a move on its own time)
     scroll_notches: int = 3  # wheel clicks of a Scroll without an amount
     wait_s: float = 1.0  # length of a Wait without seconds
 
@@ -111,6 +112,7 @@ class DesktopEnv(EnvBase):
 
     def __init__(self, config: DesktopConfig = DesktopConfig()) -> None:
         self.config = config
+        self.display = config.display or ""  # the X display name, set once the server is up
         self._workdir = Path(tempfile.mkdtemp(prefix="uivenus-desktop-"))
         self._xvfb: Xvfb | None = None
         self._wm: subprocess.Popen[bytes] | None = None
@@ -239,6 +241,7 @@ class DesktopEnv(EnvBase):
         return self.observe()
 
     def _launch_task(self, task: TaskSpec) -> None:
+        """Run `setup['launch']` (argv lists) when the task has one, else its `app`; wait for the windows."""
         launch = task.setup.get("launch")
         plans = [_argv(item, "setup.launch") for item in launch] if launch is not None else []
         if launch is None and task.app:
@@ -308,7 +311,7 @@ class DesktopEnv(EnvBase):
         self._check()
         with x_errors(self.display):
             shot, self._frame = self._frame or self._screen.grab(), None
-            focused = self._focused_title()
+            focused = self._x.focused_title()
         return Observation(
             screenshot=Screen.image(shot),
             platform=self.platform,
@@ -324,23 +327,20 @@ class DesktopEnv(EnvBase):
             return {
                 "display": self.display,
                 "windows": [w.to_dict() for w in self._x.windows()],
-                "focused": self._focused_title(),
+                "focused": self._x.focused_title(),
             }
 
-    def _focused_title(self) -> str | None:
-        window_id = self._x.focused_id()
-        return self._x.title(window_id) if window_id is not None else None
-
-    def _settle(self, before: bytearray, hold_s: float) -> mss.screenshot.ScreenShot:
+    def _settle(self, before: bytearray | None, hold_s: float) -> mss.screenshot.ScreenShot:
         """Grab until the screen shows the input's effect and holds still for `hold_s`, within settle_max_s.
 
         Fast path: the first grab already differs from `before` and the next one equals it. A screen that
-        does not change within settle_quiet_s is taken as an input with no visible effect.
+        does not change within settle_quiet_s is taken as an input with no visible effect. Without
+        `before` (no input to wait for) the screen only has to hold still.
         """
         cfg = self.config
         start = time.monotonic()
         shot = self._screen.grab()
-        changed = shot.raw != before
+        changed = before is None or shot.raw != before
         held_from = start
         while True:
             now = time.monotonic()
@@ -360,7 +360,7 @@ class DesktopEnv(EnvBase):
         if action.type in NO_INPUT:
             return None
         with x_errors(self.display):
-            before = self._screen.grab().raw
+            before = None if action.type is A.WAIT else self._screen.grab().raw  # a Wait sends no input
             try:
                 return self._act(action)
             finally:  # also after a failed Sequence member: what did run is on screen before observe()
@@ -395,13 +395,17 @@ class DesktopEnv(EnvBase):
         x1, y1 = action.end
         self._x.move(x0, y0)
         self._x.button(1, True)
+        self._pause(cfg.drag_hold_s)
         for i in range(1, cfg.drag_steps + 1):
-            self._x.sync()
-            time.sleep(cfg.drag_step_s)
             self._x.move(x0 + (x1 - x0) * i / cfg.drag_steps, y0 + (y1 - y0) * i / cfg.drag_steps)
-        self._x.sync()
-        time.sleep(cfg.drag_step_s)
+            self._pause(cfg.drag_step_s)
+        self._pause(cfg.drag_hold_s)
         self._x.button(1, False)
+
+    def _pause(self, seconds: float) -> None:
+        """Let the server deliver what was sent and the apps (and WM) react before the next event."""
+        self._x.sync()
+        time.sleep(seconds)
 
     def _mouse_down(self, action: S.MouseDown) -> None:
         self._move(action.point)

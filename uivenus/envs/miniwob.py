@@ -65,7 +65,7 @@ def miniwob_task(name: str, seed: int | str = 0, *, max_steps: int = 30, episode
     `data_mode` calls `core.setDataMode` ("train" or "test" question sets of the flight tasks).
     """
     if episode_max_ms is not None and episode_max_ms <= 0:
-        raise MiniWoBError(f"episode_max_ms must be positive (or None for the page's own limit), got {episode_max_ms!r}")
+        raise MiniWoBError(f"episode_max_ms must be positive (None: the page's own limit), got {episode_max_ms!r}")
     episode = {"task": name, "seed": seed, "episode_max_ms": episode_max_ms, "data_mode": data_mode}
     return TaskSpec(
         id=f"miniwob/{name}", instruction="", platform=Platform.WEB, app="miniwob", setup={"miniwob": episode},
@@ -95,10 +95,13 @@ _JS_START = """({seed, maxMs, mode}) => {
   if (maxMs !== null) core.EPISODE_MAX_TIME = maxMs;
   core.startEpisodeReal();
   core.cover_div.onclick = null;  // the cover returns when the episode ends; a click on it must not restart
+  window.__uivenusEpisode = true;  // gone if the document is replaced (a link followed, a form reloading it)
 }"""
 _JS_READY = "() => WOB_TASK_READY === true"
 _JS_DOM = "() => core.getDOMInfo()"
+_JS_URL = "() => location.href"
 _JS_STATE = """() => {
+  if (window.__uivenusEpisode !== true) return null;
   const u = core.getUtterance();
   return {done: WOB_DONE_GLOBAL === true, raw_reward: WOB_RAW_REWARD_GLOBAL, reward: WOB_REWARD_GLOBAL,
           reason: WOB_REWARD_REASON == null ? null : String(WOB_REWARD_REASON),
@@ -115,9 +118,10 @@ class MiniWoBEnv(BrowserEnv):
     def __init__(self, config: MiniWoBConfig | None = None, browser: BrowserConfig | None = None) -> None:
         browser = browser or BrowserConfig()
         if browser.mode != "desktop":
-            raise MiniWoBError(f"MiniWoB pages are desktop web pages; use BrowserConfig(mode='desktop'), not {browser.mode!r}")
+            raise MiniWoBError(f"MiniWoB pages are desktop web pages; use BrowserConfig(mode='desktop'), "
+                               f"not {browser.mode!r}")
         super().__init__(replace(browser, viewport=TASK_AREA))
-        self.miniwob = config or MiniWoBConfig()
+        self.miniwob_config = config or MiniWoBConfig()
         self.task: TaskSpec | None = None  # the current episode's task, instruction filled in
         self._server: SandboxServer | None = None
         self._utterance = ""
@@ -136,7 +140,7 @@ class MiniWoBEnv(BrowserEnv):
             path = root / "miniwob" / f"{name}.html"
         if not path.is_file():
             raise MiniWoBError(f"no MiniWoB task {name!r} in {root}; see list_tasks() and list_flight_tasks()")
-        if not (self.miniwob.http or name.startswith(FLIGHT_PREFIX)):
+        if not (self.miniwob_config.http or name.startswith(FLIGHT_PREFIX)):
             return path.as_uri()
         if self._server is None:
             self._server = SandboxServer(root=root)
@@ -153,8 +157,17 @@ class MiniWoBEnv(BrowserEnv):
         return replace(observation, info={**observation.info, "instruction": self._utterance})
 
     def state(self) -> Mapping[str, Any]:
-        """The page's own verdict: done, raw_reward (±1, or partial), reward (time-discounted), reason, utterance."""
-        return self._evaluate(_JS_STATE, None)
+        """The page's own verdict: done, raw_reward (±1, or partial), reward (time-discounted), reason, utterance.
+
+        A page that has left its task (a link followed, a form that reloaded the document) can no longer grade
+        the episode: it is over, with reward 0 and a reason saying where the page went.
+        """
+        state = self._evaluate(_JS_STATE, None)
+        if state is None:
+            url = self._evaluate(_JS_URL, None)
+            return {"done": True, "raw_reward": 0, "reward": 0, "reason": f"the page left its task for {url}",
+                    "utterance": self._utterance}
+        return state
 
     def dom(self) -> Mapping[str, Any]:
         """`core.getDOMInfo()`: the task's element tree with boxes (left, top, width, height) in screen pixels."""
@@ -171,15 +184,18 @@ class MiniWoBEnv(BrowserEnv):
     def _execute(self, action: Action) -> Mapping[str, Any] | None:
         if isinstance(action, _LEAVING):
             raise BrowserActionError(f"{action.type} would leave the MiniWoB page; the episode stays on its task")
-        return super()._execute(action)
+        info = dict(super()._execute(action) or {})
+        info["done"] = self.done  # which step ended the episode, for the trajectory record
+        return info
 
     def _open(self, task: TaskSpec) -> None:
         """Open the page (BrowserEnv), then start a seeded episode on it (Playwright thread)."""
         super()._open(task)
         episode = _episode(task)
-        cfg, page = self.miniwob, self._live().page
+        cfg, page = self.miniwob_config, self._live().page
         timeout_ms = cfg.ready_timeout_s * 1000
-        start = {"seed": episode.get("seed", 0), "maxMs": episode.get("episode_max_ms"), "mode": episode.get("data_mode")}
+        start = {"seed": episode.get("seed", 0), "maxMs": episode.get("episode_max_ms"),
+                 "mode": episode.get("data_mode")}
         page.add_style_tag(content=_CSS_LOCK)
         try:
             page.wait_for_selector("#sync-task-cover", state="attached", timeout=timeout_ms)

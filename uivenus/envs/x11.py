@@ -209,6 +209,11 @@ class XConnection:
                     self._levels[row[level]] = (keycode, level)
         self._bound: OrderedDict[int, int] = OrderedDict()  # keysym -> scratch keycode, least recently used first
         self._atoms: dict[str, int] = {}
+        # The focused window's (id, title), kept while no PropertyNotify says the WM moved the focus or the
+        # window was renamed: saves two round trips per observation. Without a WM nothing announces focus changes.
+        self._focus: tuple[int | None, str | None] | None = None
+        self.root.change_attributes(event_mask=X.PropertyChangeMask)
+        self._wm = self.wm_running()
 
     @property
     def size(self) -> tuple[int, int]:
@@ -288,10 +293,22 @@ class XConnection:
             self._bound.clear()
 
     def sync(self) -> None:
-        """Round trip: the server has processed every request sent so far; drop events nobody reads."""
+        """Round trip: the server has processed every request sent so far."""
         self.d.sync()
+        self._read_events()
+
+    def _read_events(self) -> None:
+        """Drop the focus cache on the property changes that can stale it; nothing else is listened to."""
         while self.d.pending_events():
-            self.d.next_event()
+            ev = self.d.next_event()
+            if ev.type != X.PropertyNotify:
+                continue
+            if ev.window.id == self.root.id and ev.atom == self._atom("_NET_SUPPORTING_WM_CHECK"):
+                self._wm, self._focus = ev.state == X.PropertyNewValue, None
+            elif ev.window.id == self.root.id and ev.atom == self._atom("_NET_ACTIVE_WINDOW"):
+                self._focus = None
+            elif self._focus is not None and ev.window.id == self._focus[0]:
+                self._focus = None  # renamed (or any other property of the focused window changed)
 
     # windows ------------------------------------------------------------------------------------
     def _atom(self, name: str) -> int:
@@ -378,6 +395,20 @@ class XConnection:
                 return False
             time.sleep(0.01)
         return True
+
+    def focused_title(self) -> str | None:
+        """The focused window's title, from the cache while the WM has announced no change."""
+        self._read_events()
+        if self._focus is not None:
+            return self._focus[1]
+        window_id = self.focused_id()
+        if self._wm and window_id is not None:  # listen before reading, so no rename slips in between
+            window = self.d.create_resource_object("window", window_id)
+            window.change_attributes(event_mask=X.PropertyChangeMask, onerror=Xlib.error.CatchError())
+        title = self.title(window_id) if window_id is not None else None
+        if self._wm:
+            self._focus = (window_id, title)
+        return title
 
     def title(self, window_id: int) -> str | None:
         """A window's title (_NET_WM_NAME, else WM_NAME); None if the window vanished meanwhile."""

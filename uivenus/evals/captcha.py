@@ -21,10 +21,22 @@ from uivenus.actions.coords import CoordinateError, Frame
 from uivenus.actions.grammar import ParseError, parse_response
 from uivenus.actions.space import Action, Platform
 from uivenus.agent.conversation import Turn, build_messages
-from uivenus.agent.policies import Mode, Policy, PolicyError, PolicyRequest, policy_from_spec
+from uivenus.agent.policies import (
+    Mode,
+    Policy,
+    PolicyError,
+    PolicyRequest,
+    policy_from_spec,
+)
 from uivenus.agent.prompts import navigation_prompt
 from uivenus.envs.base import Env, EnvError, Observation
-from uivenus.synth.captcha import CaptchaSite, Instance, browser_config, load_captchas, read_grade
+from uivenus.synth.captcha import (
+    CaptchaSite,
+    Instance,
+    browser_config,
+    load_captchas,
+    read_grade,
+)
 
 RESULTS_FILE = "captcha_results.json"
 PLOT_FILE = "captcha_pass_at_1.png"

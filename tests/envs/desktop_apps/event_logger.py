@@ -1,6 +1,6 @@
 """A tiny Tk app that logs every input it receives as JSON lines, so desktop tests can check effects.
 
-Run: python event_logger.py LOG_PATH [--title TITLE]. Layout (client-area pixels, fixed):
+Run: python event_logger.py LOG_PATH [--title TITLE]. F2 renames the window. Layout (client-area pixels, fixed):
 a press pad at (20, 20, 300x200) that counts presses on screen, a canvas at (340, 20, 300x200) holding
 a draggable square, and an Entry at (20, 250, 400x30). Widget positions in root pixels are logged
 as a "layout" event whenever the window is mapped or moved, so tests never guess where the WM put it.
@@ -79,6 +79,7 @@ def main() -> None:
     canvas.tag_bind(square, "<ButtonRelease-1>", drag_end)
 
     root.bind_all("<KeyPress>", lambda e: log("key", keysym=e.keysym, char=e.char, state=e.state))
+    root.bind_all("<KeyPress-F2>", lambda e: root.title(f"{args.title} (renamed)"), add="+")
     root.bind_all("<KeyRelease>", lambda e: log("keyup", keysym=e.keysym, state=e.state))
     text.trace_add("write", lambda *_: log("text", value=text.get()))
     root.bind("<Map>", layout)

@@ -289,8 +289,8 @@ class OpenAIPolicy(PolicyBase):
             raise _Retryable(f"HTTP {status}: {_quote(response.text)}", _retry_after(response))
         if status >= 400:
             raise PolicyError(f"{self.url} rejected the request with HTTP {status}: {_quote(response.text)}; "
-                              f"check the model name {self.options.model!r} against GET /v1/models and the "
-                              "server's limits (images per prompt, context length)")
+                              f"check the base URL (it usually ends in /v1), the model name {self.options.model!r} "
+                              "against GET /v1/models, and the server's limits (images per prompt, context length)")
         try:
             data = json.loads(response.text)
             return _reply_text(data), _usage(data)

@@ -5,6 +5,10 @@ through exactly the parsing and coordinate conversion a real model's reply does.
 one entry of `ORACLE_SOURCES`, keyed by the context key that carries it and tried in registry order; an entry
 returns None when its key is present but does not apply (e.g. `reference_refusal=False`). Coordinates go out
 in the relative 0–999 frame of `context["screen_size"]` unless the context supplies its own `frame`.
+
+Sandbox tasks: the agent loop puts the task's reference solver, started on the live env, under
+`sandbox_solver`; the oracle pulls one action from it per request, so the solver reads the page the previous
+step left, exactly as `envs.sandbox.runner` drives it.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from typing import Any
 
 from uivenus.actions.coords import CoordinateError, Frame
 from uivenus.actions.grammar import format_grounding, format_response
-from uivenus.actions.space import is_action
+from uivenus.actions.space import Action, is_action
 from uivenus.agent.policies.base import (
     PolicyBase, PolicyError, PolicyReply, PolicyRequest, PolicySpecError, register_policy,
 )
@@ -71,6 +75,24 @@ def _reference_box(context: Mapping[str, Any]) -> str:
         return format_grounding(_frame(context).to_model(((x1 + x2) / 2, (y1 + y2) / 2)))
     except CoordinateError as exc:
         raise PolicyError(f"the reference box lies off the screen: {exc}") from None
+
+
+@oracle_source("sandbox_solver")
+def _sandbox_step(context: Mapping[str, Any]) -> str:
+    """The next move of a sandbox task's live reference solver (an iterator of actions in screen pixels)."""
+    from uivenus.envs.sandbox.solving import SolverError
+
+    try:
+        action: Action = next(context["sandbox_solver"])
+    except StopIteration:
+        raise PolicyError("the sandbox task's reference solution ended without a terminal action") from None
+    except SolverError as exc:
+        raise PolicyError(f"the reference solution cannot go on from this page: {exc}") from None
+    try:
+        model_action = _frame(context).action_to_model(action)
+    except CoordinateError as exc:
+        raise PolicyError(f"the reference solution acts off the screen: {exc}") from None
+    return format_response(model_action, think=f"The reference solution's next step is a {action.type.value}.")
 
 
 class OraclePolicy(PolicyBase):

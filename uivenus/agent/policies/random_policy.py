@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
-from uivenus.actions.coords import Frame
 from uivenus.actions.grammar import format_response
 from uivenus.actions.space import (
     Action, ActionType, Click, Direction, DoubleClick, Drag, Hotkey, Hover, LongPress, Platform, PressBack,
@@ -96,10 +95,6 @@ class RandomPolicy(PolicyBase):
 
     def reset(self) -> None:
         self._rng = random.Random(self.seed)
-
-    def frame_for(self, width: int, height: int) -> Frame:
-        """Answers are in the relative frame whatever the screen: the loop converts them with this."""
-        return Frame.relative(width, height, FRAME_DIVISOR)
 
     def draw(self, platform: Platform, context: Mapping[str, object] = MappingProxyType({})) -> Action:
         """One random action `platform` allows, in the relative frame."""

@@ -6,10 +6,30 @@
 """
 
 from uivenus.synth.captcha.base import (
-    FAMILIES, LEVELS, CaptchaError, Challenge, Difficulty, Family, Instance, Level, Rng, register_family,
+    FAMILIES,
+    LEVELS,
+    CaptchaError,
+    Challenge,
+    Difficulty,
+    Family,
+    Instance,
+    Level,
+    Rng,
+    register_family,
 )
-from uivenus.synth.captcha.drive import CaptchaSite, Grade, attempt, browser_config, read_grade
-from uivenus.synth.captcha.generate import INDEX_FILE, build_instance, generate_captchas, load_captchas
+from uivenus.synth.captcha.drive import (
+    CaptchaSite,
+    Grade,
+    attempt,
+    browser_config,
+    read_grade,
+)
+from uivenus.synth.captcha.generate import (
+    INDEX_FILE,
+    build_instance,
+    generate_captchas,
+    load_captchas,
+)
 from uivenus.synth.captcha.page import LAYOUTS, PLACEMENTS
 from uivenus.synth.captcha.scenes import SCENES
 

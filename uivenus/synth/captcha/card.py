@@ -23,6 +23,7 @@ INPUT_HEIGHT = 40
 TRACK_HEIGHT = 44
 KNOB_WIDTH = 52
 SUBMIT_WIDTH = 98
+LONG_EMPHASIS = 22  # characters; a longer header line (a list of icon names) is set smaller to fit the card
 
 
 class Controls(StrEnum):
@@ -86,12 +87,13 @@ def card_html(challenge: Challenge, left: float, top: float, brand: str) -> str:
     card = challenge.card
     controls = "".join(render(card) for name, render in _CONTROL_HTML.items() if name in card.boxes())
     hint = f'<div class="cap-hint">{escape(challenge.hint)}</div>' if challenge.hint else ""
+    emphasis_class = "cap-emph cap-long" if len(challenge.emphasis) > LONG_EMPHASIS else "cap-emph"
     return (
         f'<section id="captcha" class="cap-card" role="dialog" aria-label="Security check" '
         f'style="{Box(left, top, card.width, card.height).css()}">'
         f'<header class="cap-head" style="height:{HEADER_HEIGHT}px">'
         f'<div class="cap-prompt">{escape(challenge.prompt)}</div>'
-        f'<div class="cap-emph">{escape(challenge.emphasis)}</div>{hint}</header>'
+        f'<div class="{emphasis_class}">{escape(challenge.emphasis)}</div>{hint}</header>'
         f'<div id="cap-stage" class="cap-stage" style="{card.canvas.css()}"></div>'
         f"{controls}"
         f'<footer class="cap-foot" style="top:{card.footer_y}px;height:{FOOTER_HEIGHT}px">'

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from uivenus.actions.space import Action
 from uivenus.envs.base import Env
@@ -55,7 +55,7 @@ class CaptchaSite:
     def close(self) -> None:
         self._server.close()
 
-    def __enter__(self) -> CaptchaSite:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -64,7 +64,9 @@ class CaptchaSite:
 
 def browser_config(instance: Instance) -> Any:
     """The BrowserConfig whose viewport the instance's page was designed for."""
-    from uivenus.envs.browser import BrowserConfig  # Playwright loads only when a browser is wanted
+    from uivenus.envs.browser import (
+        BrowserConfig,  # Playwright loads only when a browser is wanted
+    )
 
     return BrowserConfig(mode=instance.layout, viewport=instance.viewport)
 

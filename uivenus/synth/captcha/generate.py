@@ -11,7 +11,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from uivenus.synth.captcha import families as _families  # noqa: F401 - registers every family
-from uivenus.synth.captcha.base import FAMILIES, LEVELS, CaptchaError, Difficulty, Instance, Rng, derive_seed, shift_actions
+from uivenus.synth.captcha.base import (
+    FAMILIES,
+    LEVELS,
+    CaptchaError,
+    Difficulty,
+    Instance,
+    Rng,
+    derive_seed,
+    shift_actions,
+)
 from uivenus.synth.captcha.page import LAYOUTS, compose
 
 INDEX_FILE = "instances.jsonl"
@@ -23,15 +32,19 @@ def _check_names(names: Sequence[str], known: Sequence[str], what: str) -> None:
         raise CaptchaError(f"unknown {what} {unknown}; choose from {', '.join(known)}")
 
 
+def _difficulty(value: Difficulty | str) -> Difficulty:
+    try:
+        return Difficulty(value)
+    except ValueError:
+        raise CaptchaError(f"unknown difficulty {value!r}; choose from {', '.join(Difficulty)}") from None
+
+
 def build_instance(family: str, difficulty: Difficulty | str, seed: int, layout: str = "desktop",
                    instance_id: str | None = None) -> Instance:
     """One instance of `family` at `difficulty`, fully determined by `seed` and `layout`."""
     _check_names([family], sorted(FAMILIES), "family")
     _check_names([layout], sorted(LAYOUTS), "layout")
-    try:
-        level_name = Difficulty(difficulty)
-    except ValueError:
-        raise CaptchaError(f"unknown difficulty {difficulty!r}; choose from {', '.join(Difficulty)}") from None
+    level_name = _difficulty(difficulty)
     level = LEVELS[level_name]
     challenge = FAMILIES[family].build(Rng(derive_seed(seed, "challenge")), level)
     instance_id = instance_id or f"{family}-{level_name}-{seed:08x}"
@@ -60,7 +73,7 @@ def generate_captchas(n: int, out_dir: Path | str, seed: int = 0, families: Sequ
     names = list(families) if families else sorted(FAMILIES)
     _check_names(names, sorted(FAMILIES), "families")
     _check_names(list(layouts), sorted(LAYOUTS), "layouts")
-    levels = [Difficulty(difficulty)] if difficulty else list(Difficulty)
+    levels = [_difficulty(difficulty)] if difficulty else list(Difficulty)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     instances = []
@@ -90,8 +103,9 @@ def load_captchas(data_dir: Path | str) -> list[Instance]:
             data = json.loads(line)
         except json.JSONDecodeError as exc:
             raise CaptchaError(f"{index}:{number} is not JSON ({exc.msg}); regenerate the directory") from None
-        page = root / str(data.get("page", ""))
-        if not page.is_file():
+        name = str(data.get("page", ""))
+        page = root / name
+        if Path(name).name != name or not page.is_file():
             raise CaptchaError(f"{index}:{number} names page {page.name!r}, which is missing from {root}")
         instances.append(Instance.from_dict(data, html=page.read_text(encoding="utf-8")))
     return instances

@@ -39,16 +39,16 @@ PRODUCTS = (("Trail running shoes", 89.0), ("Merino wool socks (3-pack)", 24.5),
             ("Canvas backpack", 64.0), ("Rain shell jacket", 129.0), ("Headlamp", 27.95), ("Camp mug", 14.0))
 ARTICLES = (
     ("What a week of slow mornings taught me",
-     "I gave myself one hour each morning with no screens and no plans. The first two days were restless; "
-     "by Thursday the hour had turned into the calmest part of the day.",
+     ("I gave myself one hour each morning with no screens and no plans. The first two days were restless; "
+      "by Thursday the hour had turned into the calmest part of the day."),
      "The surprise was how much it changed the evenings, too: less scrolling, earlier nights."),
     ("A beginner's guide to sourdough starters",
-     "A starter is just flour, water and patience. Feed it at the same time every day and keep it warm, "
-     "and in about a week it will double reliably after each feeding.",
+     ("A starter is just flour, water and patience. Feed it at the same time every day and keep it warm, "
+      "and in about a week it will double reliably after each feeding."),
      "If it smells like nail polish, it is hungry, not ruined. Feed it more often."),
     ("Five small changes that made our team faster",
-     "We stopped scheduling status meetings and started writing short notes instead. Reviews got smaller, "
-     "and we agreed on a rule: nobody waits more than a day for feedback.",
+     ("We stopped scheduling status meetings and started writing short notes instead. Reviews got smaller, "
+      "and we agreed on a rule: nobody waits more than a day for feedback."),
      "None of this needed new tools, only a few habits we actually kept."),
 )
 COMMENTS = ("Great read, thanks for sharing this!", "I tried this last month and it really works.",

@@ -7,8 +7,23 @@ samples one by one with a reusable browser; `export_parquet` packs a dataset for
 
 from uivenus.synth.grounding.export import export_parquet, read_annotations
 from uivenus.synth.grounding.generator import (
-    GroundingSynth, Sample, SynthConfig, SynthConfigError, generate_grounding, sample_seed,
+    GroundingSynth,
+    Sample,
+    SynthConfig,
+    SynthConfigError,
+    compose_screen,
+    generate_grounding,
+    sample_seed,
 )
 
-__all__ = ["GroundingSynth", "Sample", "SynthConfig", "SynthConfigError", "export_parquet", "generate_grounding",
-           "read_annotations", "sample_seed"]
+__all__ = [
+    "GroundingSynth",
+    "Sample",
+    "SynthConfig",
+    "SynthConfigError",
+    "compose_screen",
+    "export_parquet",
+    "generate_grounding",
+    "read_annotations",
+    "sample_seed",
+]

@@ -22,10 +22,25 @@ esc = html.escape
 
 #: Role -> the noun an instruction uses for it.
 ROLE_NOUNS: Mapping[str, str] = {
-    "button": "button", "icon_button": "button", "link": "link", "tab": "tab", "menu": "menu",
-    "menu_item": "menu item", "item": "item", "field": "text field", "search": "search box",
-    "checkbox": "checkbox", "toggle": "switch", "app": "app", "key": "key", "label": "label",
-    "heading": "heading", "setting": "option", "title": "title", "chip": "filter chip", "page": "page button",
+    "button": "button",
+    "icon_button": "button",
+    "link": "link",
+    "tab": "tab",
+    "menu": "menu",
+    "menu_item": "menu item",
+    "item": "item",
+    "field": "text field",
+    "search": "search box",
+    "checkbox": "checkbox",
+    "toggle": "switch",
+    "app": "app",
+    "key": "key",
+    "label": "label",
+    "heading": "heading",
+    "setting": "option",
+    "title": "title",
+    "chip": "filter chip",
+    "page": "page button",
 }
 
 
@@ -84,8 +99,17 @@ class Page:
     def height_rem(self) -> float:
         return self.size[1] / self.theme.root_px
 
-    def mark(self, role: str, *, text: str | None = None, icon: str | None = None, fn: str | None = None,
-             obj: str | None = None, group: str | None = None, target: bool = True) -> str:
+    def mark(
+        self,
+        role: str,
+        *,
+        text: str | None = None,
+        icon: str | None = None,
+        fn: str | None = None,
+        obj: str | None = None,
+        group: str | None = None,
+        target: bool = True,
+    ) -> str:
         """Register a candidate; returns the attributes to put on its HTML element."""
         if fn is None:
             fn = vocab.TEXT_FUNCTIONS.get(text) if text else (ICONS[icon].fn if icon else None)
@@ -111,16 +135,22 @@ class Page:
 
 # --- small controls -------------------------------------------------------------------------------
 
-def icon_button(p: Page, icon: str, *, group: str | None = None, obj: str | None = None, cls: str = "iconbtn",
-                fn: str | None = None) -> str:
-    return f'<button class="{cls}"{p.mark("icon_button", icon=icon, group=group, obj=obj, fn=fn)}>{icon_svg(icon)}</button>'
+
+def icon_button(
+    p: Page, icon: str, *, group: str | None = None, obj: str | None = None, cls: str = "iconbtn", fn: str | None = None
+) -> str:
+    attrs = p.mark("icon_button", icon=icon, group=group, obj=obj, fn=fn)
+    return f'<button class="{cls}"{attrs}>{icon_svg(icon)}</button>'
 
 
-def text_button(p: Page, label: str, *, kind: str = "", icon: str | None = None, group: str | None = None,
-                obj: str | None = None) -> str:
+def text_button(
+    p: Page, label: str, *, kind: str = "", icon: str | None = None, group: str | None = None, obj: str | None = None
+) -> str:
     glyph = icon_svg(icon) if icon else ""
-    return (f'<button class="btn {kind}"{p.mark("button", text=label, icon=icon, group=group, obj=obj)}>'
-            f"{glyph}{esc(label)}</button>")
+    return (
+        f'<button class="btn {kind}"{p.mark("button", text=label, icon=icon, group=group, obj=obj)}>'
+        f"{glyph}{esc(label)}</button>"
+    )
 
 
 def link(p: Page, label: str, *, group: str | None = None, cls: str = "link") -> str:
@@ -128,8 +158,11 @@ def link(p: Page, label: str, *, group: str | None = None, cls: str = "link") ->
 
 
 def search_box(p: Page, placeholder: str, *, width: str = "14rem", cls: str = "search") -> str:
-    return (f'<div class="{cls}" style="width:{width}">{icon_svg("search")}'
-            f'<input placeholder="{esc(placeholder)}"{p.mark("search", text=placeholder, icon="search", fn="search")}></div>')
+    return (
+        f'<div class="{cls}" style="width:{width}">{icon_svg("search")}'
+        f'<input placeholder="{esc(placeholder)}"'
+        f'{p.mark("search", text=placeholder, icon="search", fn="search")}></div>'
+    )
 
 
 def field_input(p: Page, label: str, placeholder: str, kind: str, *, value: str | None = None) -> str:
@@ -148,8 +181,10 @@ def field_input(p: Page, label: str, placeholder: str, kind: str, *, value: str 
 
 def checkbox(p: Page, label: str, *, on: bool = False) -> str:
     tick = icon_svg("check", stroke=3.2) if on else ""
-    return (f'<label class="check"{p.mark("checkbox", text=label)}><span class="box{" on" if on else ""}">{tick}</span>'
-            f"{esc(label)}</label>")
+    return (
+        f'<label class="check"{p.mark("checkbox", text=label)}><span class="box{" on" if on else ""}">{tick}</span>'
+        f"{esc(label)}</label>"
+    )
 
 
 def toggle(p: Page, *, on: bool, obj: str | None = None) -> str:
@@ -168,8 +203,17 @@ def avatar(p: Page, name: str) -> str:
 
 # --- bars -----------------------------------------------------------------------------------------
 
-def toolbar(p: Page, icons: Sequence[str], *, title: str | None = None, buttons: Sequence[str] = (),
-            search: str | None = None, lead: str = "", name: str = "toolbar") -> str:
+
+def toolbar(
+    p: Page,
+    icons: Sequence[str],
+    *,
+    title: str | None = None,
+    buttons: Sequence[str] = (),
+    search: str | None = None,
+    lead: str = "",
+    name: str = "toolbar",
+) -> str:
     group = p.group(name, "x")
     parts = [lead]
     if title:
@@ -186,23 +230,39 @@ def toolbar(p: Page, icons: Sequence[str], *, title: str | None = None, buttons:
     return f'<div class="toolbar">{"".join(parts)}</div>'
 
 
-def menu_titles(p: Page, titles: Sequence[str], *, cls: str, open_title: str | None = None,
-                dropdown_html: str = "", bold_first: bool = False, tail: str = "") -> str:
+def menu_titles(
+    p: Page,
+    titles: Sequence[str],
+    *,
+    cls: str,
+    open_title: str | None = None,
+    dropdown_html: str = "",
+    bold_first: bool = False,
+    tail: str = "",
+) -> str:
     """Menu bar titles; the open one wraps its dropdown, positioned under it."""
     group = p.group("menu bar", "x")
     out = []
     for k, title in enumerate(titles):
         extra = " app" if bold_first and k == 0 else ""
-        attrs = p.mark("menu", text=title, group=group, fn=None)
+        attrs = p.mark("menu", text=title, group=group)
         if title == open_title:
-            out.append(f'<span class="anchor"><span class="mt open{extra}"{attrs}>{esc(title)}</span>{dropdown_html}</span>')
+            out.append(
+                f'<span class="anchor"><span class="mt open{extra}"{attrs}>{esc(title)}</span>{dropdown_html}</span>'
+            )
         else:
             out.append(f'<span class="mt{extra}"{attrs}>{esc(title)}</span>')
     return f'<div class="{cls}">{"".join(out)}{tail}</div>'
 
 
-def dropdown(p: Page, items: Sequence[str], *, shortcut_prefix: str | None, style: str = "top:calc(100% + .2rem);left:0",
-             highlight: bool = True) -> str:
+def dropdown(
+    p: Page,
+    items: Sequence[str],
+    *,
+    shortcut_prefix: str | None,
+    style: str = "top:calc(100% + .2rem);left:0",
+    highlight: bool = True,
+) -> str:
     group = p.group("menu", "y")
     hl = p.rng.randrange(len(items)) if highlight and p.rng.random() < 0.5 else -1
     rows = []
@@ -212,20 +272,29 @@ def dropdown(p: Page, items: Sequence[str], *, shortcut_prefix: str | None, styl
             continue
         key = vocab.SHORTCUTS.get(item) if shortcut_prefix is not None else None
         kbd = f'<span class="kbd">{esc(shortcut_prefix + key)}</span>' if key else ""
-        rows.append(f'<div class="mi{" hl" if k == hl else ""}"{p.mark("menu_item", text=item, group=group)}>'
-                    f"<span>{esc(item)}</span>{kbd}</div>")
+        rows.append(
+            f'<div class="mi{" hl" if k == hl else ""}"{p.mark("menu_item", text=item, group=group)}>'
+            f"<span>{esc(item)}</span>{kbd}</div>"
+        )
     return f'<div class="menu" style="{style}">{"".join(rows)}</div>'
 
 
 def tabs(p: Page, labels: Sequence[str], *, segmented: bool = False, active: int = 0, name: str = "tab bar") -> str:
     group = p.group(name, "x")
-    items = "".join(f'<span class="tab{" active" if k == active else ""}"{p.mark("tab", text=t, group=group)}>{esc(t)}</span>'
-                    for k, t in enumerate(labels))
+    items = "".join(
+        f'<span class="tab{" active" if k == active else ""}"{p.mark("tab", text=t, group=group)}>{esc(t)}</span>'
+        for k, t in enumerate(labels)
+    )
     return f'<div class="seg">{items}</div>' if segmented else f'<div class="tabs">{items}</div>'
 
 
-def sidebar(p: Page, sections: Sequence[tuple[str | None, Sequence[tuple[str, str]]]], *, width_rem: float,
-            active: str | None = None) -> str:
+def sidebar(
+    p: Page,
+    sections: Sequence[tuple[str | None, Sequence[tuple[str, str]]]],
+    *,
+    width_rem: float,
+    active: str | None = None,
+) -> str:
     group = p.group("sidebar", "y")
     parts = []
     for head, items in sections:
@@ -233,8 +302,10 @@ def sidebar(p: Page, sections: Sequence[tuple[str | None, Sequence[tuple[str, st
             parts.append(f'<div class="sb-head">{esc(head)}</div>')
         for label, icon in items:
             cls = "sb-item active" if label == active else "sb-item"
-            parts.append(f'<div class="{cls}"{p.mark("item", text=label, icon=icon, group=group)}>'
-                         f"{icon_svg(icon)}<span>{esc(label)}</span></div>")
+            parts.append(
+                f'<div class="{cls}"{p.mark("item", text=label, icon=icon, group=group)}>'
+                f"{icon_svg(icon)}<span>{esc(label)}</span></div>"
+            )
     return f'<nav class="sidebar" style="width:{width_rem:.1f}rem">{"".join(parts)}</nav>'
 
 
@@ -244,8 +315,9 @@ def statusbar(p: Page, texts: Sequence[str]) -> str:
 
 # --- content blocks -------------------------------------------------------------------------------
 
+
 def data_table(p: Page, n_rows: int, n_cols: int, *, checkboxes: bool, row_action: str | None, zebra: bool) -> str:
-    columns = list(p.domain.columns[:max(2, n_cols)])
+    columns = list(p.domain.columns[: max(2, n_cols)])
     head = "".join(f"<th>{esc(h)}</th>" for h, _ in columns)
     if checkboxes:
         head = "<th></th>" + head
@@ -257,15 +329,19 @@ def data_table(p: Page, n_rows: int, n_cols: int, *, checkboxes: bool, row_actio
         cells = []
         if checkboxes:
             on = r == selected
-            cells.append(f'<td><span class="box{" on" if on else ""}"{p.mark("checkbox", obj=p.domain.obj)}>'
-                         f'{icon_svg("check", stroke=3.2) if on else ""}</span></td>')
+            cells.append(
+                f'<td><span class="box{" on" if on else ""}"{p.mark("checkbox", obj=p.domain.obj)}>'
+                f"{icon_svg('check', stroke=3.2) if on else ''}</span></td>"
+            )
         title_kind = columns[0][1]
         title = p.value(title_kind)
         glyph = icon_svg("file") if title_kind == "filename" else ""
         cells.append(f'<td><span class="cell"{p.mark("item", text=title)}>{glyph}<span>{esc(title)}</span></span></td>')
         for _, kind in columns[1:]:
             value = p.value(kind)
-            cells.append(f'<td><span class="badge">{esc(value)}</span></td>' if kind == "status" else f"<td>{esc(value)}</td>")
+            cells.append(
+                f'<td><span class="badge">{esc(value)}</span></td>' if kind == "status" else f"<td>{esc(value)}</td>"
+            )
         if row_action:
             cells.append(f"<td>{icon_button(p, row_action)}</td>")
         cls = "sel" if r == selected and not checkboxes else ("zebra" if zebra and r % 2 else "")
@@ -279,16 +355,27 @@ def list_items(p: Page, n: int, *, avatars: bool, selected: int = -1, trailing_i
     rows = []
     for k in range(n):
         title, sub, meta = p.value(title_kind), p.value(sub_kind), p.value(meta_kind)
-        lead = avatar(p, title) if avatars and title_kind == "person" else (
-            f'<span class="avatar" style="background:{p.color()}">{icon_svg(p.rng.choice(("music", "file", "image", "pin")))}</span>'
-            if avatars else "")
-        body = (f'<div class="grow"><div class="t1">{esc(title)}</div><div class="t2">{esc(sub)}</div></div>'
-                f'<span class="t2">{esc(meta)}</span>')
+        lead = (
+            avatar(p, title)
+            if avatars and title_kind == "person"
+            else (
+                f'<span class="avatar" style="background:{p.color()}">'
+                f'{icon_svg(p.rng.choice(("music", "file", "image", "pin")))}</span>'
+                if avatars
+                else ""
+            )
+        )
+        body = (
+            f'<div class="grow"><div class="t1">{esc(title)}</div><div class="t2">{esc(sub)}</div></div>'
+            f'<span class="t2">{esc(meta)}</span>'
+        )
         cls = "item sel" if k == selected else "item"
         if trailing_icon:  # the row holds a button, so the title is the row's target instead of the row
-            body = (f'<div class="grow"><div class="t1"{p.mark("item", text=title, group=group)}>{esc(title)}</div>'
-                    f'<div class="t2">{esc(sub)}</div></div><span class="t2">{esc(meta)}</span>'
-                    f"{icon_button(p, trailing_icon)}")
+            body = (
+                f'<div class="grow"><div class="t1"{p.mark("item", text=title, group=group)}>{esc(title)}</div>'
+                f'<div class="t2">{esc(sub)}</div></div><span class="t2">{esc(meta)}</span>'
+                f"{icon_button(p, trailing_icon)}"
+            )
             rows.append(f'<div class="{cls}">{lead}{body}</div>')
         else:
             rows.append(f'<div class="{cls}"{p.mark("item", text=title, group=group)}>{lead}{body}</div>')
@@ -304,38 +391,59 @@ def cards(p: Page, n: int, cols: int, *, actions: Sequence[str] = (), button: st
         title, sub, meta = p.value(title_kind), p.value(sub_kind), p.value(meta_kind)
         acts = "".join(icon_button(p, i) for i in actions)
         btn = text_button(p, button, kind="primary") if button else ""
-        meta_html = f'<span class="price">{esc(meta)}</span>' if meta_kind == "amount" else f'<span class="t2">{esc(meta)}</span>'
+        meta_html = (
+            f'<span class="price">{esc(meta)}</span>'
+            if meta_kind == "amount"
+            else f'<span class="t2">{esc(meta)}</span>'
+        )
         items.append(
             f'<div class="card"><div class="art" style="background:linear-gradient(135deg,{a},{b})">'
             f'{icon_svg(art_icon, css_class="ic big")}</div><div class="cb">'
             f'<div class="t1"{p.mark("title", text=title)}>{esc(title)}</div><div class="t2">{esc(sub)}</div>'
-            f'<div class="actions">{meta_html}<span class="spacer"></span>{acts}</div>{btn}</div></div>')
+            f'<div class="actions">{meta_html}<span class="spacer"></span>{acts}</div>{btn}</div></div>'
+        )
     return f'<div class="cards" style="grid-template-columns:repeat({cols},minmax(0,1fr))">{"".join(items)}</div>'
 
 
-def form(p: Page, spec: tuple[str, str, tuple[tuple[str, str, str], ...]], *, cols: int, cancel: bool,
-         check: bool, filled: float = 0.3, title: bool = True) -> str:
+def form(
+    p: Page,
+    spec: tuple[str, str, tuple[tuple[str, str, str], ...]],
+    *,
+    cols: int,
+    cancel: bool,
+    check: bool,
+    filled: float = 0.3,
+    title: bool = True,
+) -> str:
     name, submit, fields = spec
     inputs = []
     for label, placeholder, kind in fields:
         value_kind = next((v for k, v in vocab.FIELD_VALUES.items() if k in label.lower()), None)
         value = p.value(value_kind) if value_kind and p.rng.random() < filled else None
         inputs.append(field_input(p, label, placeholder, kind, value=value))
-    grid = f'<div style="display:grid;grid-template-columns:repeat({cols},minmax(0,1fr));gap:0 1rem">{"".join(inputs)}</div>'
-    extra = f'<div class="fgroup">{checkbox(p, p.rng.choice(vocab.CHECKBOX_LABELS), on=p.rng.random() < 0.5)}</div>' if check else ""
+    grid = (f'<div style="display:grid;grid-template-columns:repeat({cols},minmax(0,1fr));gap:0 1rem">'
+            f'{"".join(inputs)}</div>')
+    extra = (
+        f'<div class="fgroup">{checkbox(p, p.rng.choice(vocab.CHECKBOX_LABELS), on=p.rng.random() < 0.5)}</div>'
+        if check
+        else ""
+    )
     buttons = (text_button(p, "Cancel") if cancel else "") + text_button(p, submit, kind="primary")
     head = heading(p, name) + '<div style="height:.8rem"></div>' if title else ""
     return f'<div>{head}{grid}{extra}<div class="row" style="gap:.6rem;justify-content:flex-end">{buttons}</div></div>'
 
 
-def dialog(p: Page, title: str, text: str, buttons: Sequence[tuple[str, str]], *, close: bool = False,
-           body: str = "") -> str:
+def dialog(
+    p: Page, title: str, text: str, buttons: Sequence[tuple[str, str]], *, close: bool = False, body: str = ""
+) -> str:
     """A modal: backdrop over the whole screen, everything beneath it occluded."""
     close_html = f'<span class="spacer"></span>{icon_button(p, "close", obj="dialog")}' if close else ""
     acts = "".join(text_button(p, label, kind=kind, obj="dialog") for label, kind in buttons)
-    return (f'<div class="backdrop"><div class="dialog"><div class="row dhead">'
-            f'<div class="h3"{p.mark("heading", text=title, target=False)}>{esc(title)}</div>{close_html}</div>'
-            f'<div class="dtext muted">{esc(text)}</div>{body}<div class="acts">{acts}</div></div></div>')
+    return (
+        f'<div class="backdrop"><div class="dialog"><div class="row dhead">'
+        f'<div class="h3"{p.mark("heading", text=title, target=False)}>{esc(title)}</div>{close_html}</div>'
+        f'<div class="dtext muted">{esc(text)}</div>{body}<div class="acts">{acts}</div></div></div>'
+    )
 
 
 def settings_rows(p: Page, rows: Sequence[tuple[str, str, str]], *, tinted: bool) -> str:
@@ -343,15 +451,19 @@ def settings_rows(p: Page, rows: Sequence[tuple[str, str, str]], *, tinted: bool
     group = p.group("settings list", "y")
     out = []
     for label, icon, kind in rows:
-        tile = (f'<span class="ibox" style="background:{p.color()}">{icon_svg(icon)}</span>' if tinted else "")
+        tile = f'<span class="ibox" style="background:{p.color()}">{icon_svg(icon)}</span>' if tinted else ""
         chevron = icon_svg("chevron-right", css_class="ic chev")
         if kind == "toggle":
-            out.append(f'<div class="cellrow">{tile}<span class="grow"{p.mark("label", text=label, target=False)}>'
-                       f"{esc(label)}</span>{toggle(p, on=p.rng.random() < 0.6, obj='setting')}</div>")
+            out.append(
+                f'<div class="cellrow">{tile}<span class="grow"{p.mark("label", text=label, target=False)}>'
+                f"{esc(label)}</span>{toggle(p, on=p.rng.random() < 0.6, obj='setting')}</div>"
+            )
         else:
             value = f'<span class="muted">{esc(p.rng.choice(vocab.SETTING_VALUES))}</span>' if kind == "value" else ""
-            out.append(f'<div class="cellrow"{p.mark("setting", text=label, icon=None, group=group)}>{tile}'
-                       f'<span class="grow">{esc(label)}</span>{value}{chevron}</div>')
+            out.append(
+                f'<div class="cellrow"{p.mark("setting", text=label, icon=None, group=group)}>{tile}'
+                f'<span class="grow">{esc(label)}</span>{value}{chevron}</div>'
+            )
     return f'<div class="group">{"".join(out)}</div>'
 
 
@@ -361,7 +473,10 @@ def app_grid(p: Page, apps: Sequence[tuple[str, str]], *, cols: int, labels: boo
     for label, icon in apps:
         tile = f'<span class="tile" style="background:{p.color()}">{icon_svg(icon)}</span>'
         if labels:
-            out.append(f'<div class="app"{style}{p.mark("app", text=label, icon=icon)}>{tile}<span class="name">{esc(label)}</span></div>')
+            out.append(
+                f'<div class="app"{style}{p.mark("app", text=label, icon=icon)}>{tile}'
+                f'<span class="name">{esc(label)}</span></div>'
+            )
         else:
             out.append(f'<div class="app"{style}{p.mark("app", icon=icon)}>{tile}</div>')
     return f'<div class="apps" style="grid-template-columns:repeat({cols},minmax(0,1fr))">{"".join(out)}</div>'
@@ -369,8 +484,11 @@ def app_grid(p: Page, apps: Sequence[tuple[str, str]], *, cols: int, labels: boo
 
 def dock(p: Page, apps: Sequence[tuple[str, str]], *, name: str = "dock") -> str:
     group = p.group(name, "x")
-    tiles = "".join(f'<span class="tile"{p.mark("app", icon=icon, group=group)} style="background:{p.color()}">'
-                    f"{icon_svg(icon)}</span>" for _, icon in apps)
+    tiles = "".join(
+        f'<span class="tile"{p.mark("app", icon=icon, group=group)} style="background:{p.color()}">'
+        f"{icon_svg(icon)}</span>"
+        for _, icon in apps
+    )
     return f'<div class="dock">{tiles}</div>'
 
 
@@ -381,40 +499,62 @@ def keyboard(p: Page) -> str:
     out = []
     for k, letters in enumerate(rows):
         group = p.group(("top", "middle", "bottom")[k] + " row of the keyboard", "x")
-        keys = "".join(f'<span class="key"{p.mark("key", text=c.upper() if upper else c, group=group)}>'
-                       f"{esc(c.upper() if upper else c)}</span>" for c in letters)
-        if k == 2:
-            keys = f'<span class="key wide">⇧</span>{keys}<span class="key wide">⌫</span>'
+        keys = "".join(
+            f'<span class="key"{p.mark("key", text=c.upper() if upper else c, group=group)}>'
+            f"{esc(c.upper() if upper else c)}</span>"
+            for c in letters
+        )
+        if k == 2:  # shift and backspace belong to the row, or "the rightmost key" would lie
+            keys = (
+                f'<span class="key wide"{p.mark("key", group=group)}>⇧</span>{keys}'
+                f'<span class="key wide"{p.mark("key", group=group)}>⌫</span>'
+            )
         out.append(f'<div class="kb-row">{keys}</div>')
-    out.append(f'<div class="kb-row"><span class="key wide">123</span>'
-               f'<span class="key space"{p.mark("key", text="space")}>space</span>'
-               f'<span class="key wide"{p.mark("key", text="return")}>return</span></div>')
+    out.append(
+        f'<div class="kb-row"><span class="key wide">123</span>'
+        f'<span class="key space"{p.mark("key", text="space")}>space</span>'
+        f'<span class="key wide"{p.mark("key", text="return")}>return</span></div>'
+    )
     return f'<div class="keyboard">{"".join(out)}</div>'
 
 
 def chips(p: Page, labels: Sequence[str]) -> str:
     group = p.group("filter bar", "x")
     on = p.rng.randrange(len(labels))
-    return '<div class="row" style="gap:.45rem;flex-wrap:wrap">' + "".join(
-        f'<span class="chip{" on" if k == on else ""}"{p.mark("chip", text=t, group=group)}>{esc(t)}</span>'
-        for k, t in enumerate(labels)) + "</div>"
+    return (
+        '<div class="row" style="gap:.45rem;flex-wrap:wrap">'
+        + "".join(
+            f'<span class="chip{" on" if k == on else ""}"{p.mark("chip", text=t, group=group)}>{esc(t)}</span>'
+            for k, t in enumerate(labels)
+        )
+        + "</div>"
+    )
 
 
 def pager(p: Page, pages: int) -> str:
     group = p.group("pagination", "x")
     current = p.rng.randint(1, pages)
-    items = [icon_button(p, "chevron-left", fn="back")] + [
-        f'<span class="pg{" on" if n == current else ""}"{p.mark("page", text=str(n), group=group)}>{n}</span>'
-        for n in range(1, pages + 1)] + [icon_button(p, "chevron-right", fn="forward")]
+    items = (
+        [icon_button(p, "chevron-left", fn="back")]
+        + [
+            f'<span class="pg{" on" if n == current else ""}"{p.mark("page", text=str(n), group=group)}>{n}</span>'
+            for n in range(1, pages + 1)
+        ]
+        + [icon_button(p, "chevron-right", fn="forward")]
+    )
     return f'<div class="pager">{"".join(items)}</div>'
 
 
 def stat_cards(p: Page, n: int) -> str:
     labels = p.pick(("Revenue", "Active users", "New orders", "Conversion", "Refunds", "Sessions", "Churn"), n)
     kinds = {"Revenue": "amount", "Refunds": "amount", "Conversion": "percent", "Churn": "percent"}
-    cells = "".join(f'<div class="stat"><div class="t2">{esc(label)}</div><div class="v">{esc(p.value(kinds.get(label, "count")))}</div>'
-                    f'<div class="small" style="color:{p.rng.choice(("#16a34a", "#dc2626"))}">'
-                    f'{p.rng.choice(("+", "-"))}{p.rng.randint(1, 40)}.{p.rng.randint(0, 9)}%</div></div>' for label in labels)
+    cells = "".join(
+        f'<div class="stat"><div class="t2">{esc(label)}</div>'
+        f'<div class="v">{esc(p.value(kinds.get(label, "count")))}</div>'
+        f'<div class="small" style="color:{p.rng.choice(("#16a34a", "#dc2626"))}">'
+        f"{p.rng.choice(('+', '-'))}{p.rng.randint(1, 40)}.{p.rng.randint(0, 9)}%</div></div>"
+        for label in labels
+    )
     return f'<div style="display:grid;grid-template-columns:repeat({n},minmax(0,1fr));gap:1rem">{cells}</div>'
 
 

@@ -49,13 +49,25 @@ def read_annotations(dataset_dir: str | Path) -> list[dict[str, Any]]:
 def _features() -> Any:
     from datasets import Features, Image, List, Value
 
-    return Features({
-        "id": Value("string"), "image": Image(), "img_filename": Value("string"), "bbox": List(Value("int32")),
-        "instruction": Value("string"), "data_type": Value("string"), "platform": Value("string"),
-        "img_size": List(Value("int32")), "instruction_kind": Value("string"), "negative": Value("bool"),
-        "seed": Value("int64"), "index": Value("int64"), "target": Value("string"), "absent": Value("string"),
-        "domain": Value("string"),
-    })
+    return Features(
+        {
+            "id": Value("string"),
+            "image": Image(),
+            "img_filename": Value("string"),
+            "bbox": List(Value("int32")),
+            "instruction": Value("string"),
+            "data_type": Value("string"),
+            "platform": Value("string"),
+            "img_size": List(Value("int32")),
+            "instruction_kind": Value("string"),
+            "negative": Value("bool"),
+            "seed": Value("int64"),
+            "index": Value("int64"),
+            "target": Value("string"),
+            "absent": Value("string"),
+            "domain": Value("string"),
+        }
+    )
 
 
 def export_parquet(dataset_dir: str | Path, out: str | Path) -> Path:

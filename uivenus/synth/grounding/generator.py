@@ -15,11 +15,16 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from uivenus.synth import SynthError
 from uivenus.synth.grounding.export import write_annotations
-from uivenus.synth.grounding.instructions import DEFAULT_WEIGHTS, KINDS, Instruction, write_instructions
+from uivenus.synth.grounding.instructions import (
+    DEFAULT_WEIGHTS,
+    KINDS,
+    Instruction,
+    write_instructions,
+)
 from uivenus.synth.grounding.layout import Screen, compose
 from uivenus.synth.grounding.styles import PLATFORMS, SIMPLE_SIZES, Size, pick_size
 
@@ -46,17 +51,23 @@ class SynthConfig:
     def __post_init__(self) -> None:
         object.__setattr__(self, "platforms", tuple(self.platforms))
         if not self.platforms or any(p not in PLATFORMS for p in self.platforms):
-            raise SynthConfigError(f"platforms must be a non-empty subset of {list(PLATFORMS)}, got {list(self.platforms)}")
+            raise SynthConfigError(
+                f"platforms must be a non-empty subset of {list(PLATFORMS)}, got {list(self.platforms)}"
+            )
         if self.sizes is not None:
             sizes = tuple((int(w), int(h)) for w, h in self.sizes)
             if not sizes or any(w < 64 or h < 64 or w > 7680 or h > 4320 for w, h in sizes):
-                raise SynthConfigError(f"sizes must be (width, height) pairs within 64..7680 x 64..4320, got {self.sizes}")
+                raise SynthConfigError(
+                    f"sizes must be (width, height) pairs within 64..7680 x 64..4320, got {self.sizes}"
+                )
             object.__setattr__(self, "sizes", sizes)
         if self.per_sample < 1:
             raise SynthConfigError(f"per_sample must be >= 1, got {self.per_sample}")
         unknown = set(self.weights) - set(KINDS)
         if unknown or not any(w > 0 for w in self.weights.values()):
-            raise SynthConfigError(f"weights must give a positive weight to some of {list(KINDS)}, got {dict(self.weights)}")
+            raise SynthConfigError(
+                f"weights must give a positive weight to some of {list(KINDS)}, got {dict(self.weights)}"
+            )
         if self.min_side < 1:
             raise SynthConfigError(f"min_side must be >= 1, got {self.min_side}")
 
@@ -69,6 +80,17 @@ def sample_seed(seed: int, index: int) -> int:
 
 def sample_id(seed: int, index: int) -> str:
     return f"s{seed}_{index:06d}"
+
+
+def _compose(config: SynthConfig, rng: random.Random) -> Screen:
+    platform = rng.choice(config.platforms)
+    sizes = config.sizes or (SIMPLE_SIZES if config.simple else None)
+    return compose(rng, platform, pick_size(rng, platform, sizes), simple=config.simple)
+
+
+def compose_screen(seed: int, index: int, config: SynthConfig | None = None) -> Screen:
+    """The screen (HTML and candidates) of sample `index` of a run: a pure function, no browser."""
+    return _compose(config or SynthConfig(), random.Random(sample_seed(seed, index)))
 
 
 @dataclass(frozen=True)
@@ -88,22 +110,24 @@ class Sample:
         width, height = self.screen.size
         out = []
         for k, ins in enumerate(self.instructions):
-            out.append({
-                "id": f"{self.id}_{k}",
-                "img_filename": f"{self.id}.png",
-                "bbox": list(self.boxes[ins.target]) if ins.target else [-1, -1, -1, -1],
-                "instruction": ins.text,
-                "data_type": ins.data_type,
-                "platform": self.screen.platform,
-                "img_size": [width, height],
-                "instruction_kind": ins.kind,
-                "negative": ins.negative,
-                "seed": self.seed,
-                "index": self.index,
-                "target": ins.target,
-                "absent": ins.absent,
-                "domain": self.screen.domain,
-            })
+            out.append(
+                {
+                    "id": f"{self.id}_{k}",
+                    "img_filename": f"{self.id}.png",
+                    "bbox": list(self.boxes[ins.target]) if ins.target else [-1, -1, -1, -1],
+                    "instruction": ins.text,
+                    "data_type": ins.data_type,
+                    "platform": self.screen.platform,
+                    "img_size": [width, height],
+                    "instruction_kind": ins.kind,
+                    "negative": ins.negative,
+                    "seed": self.seed,
+                    "index": self.index,
+                    "target": ins.target,
+                    "absent": ins.absent,
+                    "domain": self.screen.domain,
+                }
+            )
         return out
 
 
@@ -118,46 +142,56 @@ class GroundingSynth:
         self._owns_renderer = renderer is None
         self.renderer = renderer or Renderer(executable=self.config.executable)
 
-    def _rng(self, seed: int, index: int) -> random.Random:
-        return random.Random(sample_seed(seed, index))
-
-    def _compose(self, rng: random.Random) -> Screen:
-        cfg = self.config
-        platform = rng.choice(cfg.platforms)
-        sizes = cfg.sizes or (SIMPLE_SIZES if cfg.simple else None)
-        return compose(rng, platform, pick_size(rng, platform, sizes), simple=cfg.simple)
-
     def compose(self, seed: int, index: int) -> Screen:
         """The screen of sample `index` (pure: no browser involved)."""
-        return self._compose(self._rng(seed, index))
+        return compose_screen(seed, index, self.config)
 
     def sample(self, seed: int, index: int) -> Sample:
-        rng = self._rng(seed, index)
-        screen = self._compose(rng)
+        rng = random.Random(sample_seed(seed, index))
+        screen = _compose(self.config, rng)
         rendered = self.renderer.render(screen.html, screen.size, min_side=self.config.min_side)
         instructions = write_instructions(screen, rendered, rng, self.config.per_sample, self.config.weights)
-        return Sample(id=sample_id(seed, index), seed=seed, index=index, screen=screen, png=rendered.png,
-                      instructions=tuple(instructions), boxes=rendered.boxes)
+        return Sample(
+            id=sample_id(seed, index),
+            seed=seed,
+            index=index,
+            screen=screen,
+            png=rendered.png,
+            instructions=tuple(instructions),
+            boxes=rendered.boxes,
+        )
 
     def close(self) -> None:
         if self._owns_renderer:
             self.renderer.close()
 
-    def __enter__(self) -> GroundingSynth:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
 
-def generate_grounding(n: int, out_dir: str | Path, seed: int = 0, platforms: Sequence[str] | None = None,
-                       sizes: Sequence[Size] | None = None, workers: int = 1, progress: bool = True,
-                       simple: bool = False, per_sample: int = 5) -> list[dict[str, Any]]:
+def generate_grounding(
+    n: int,
+    out_dir: str | Path,
+    seed: int = 0,
+    platforms: Sequence[str] | None = None,
+    sizes: Sequence[Size] | None = None,
+    workers: int = 1,
+    progress: bool = True,
+    simple: bool = False,
+    per_sample: int = 5,
+) -> list[dict[str, Any]]:
     """Write n screens to out_dir/images/<id>.png and their instructions to out_dir/annotations.json."""
     if n < 0 or workers < 1:
         raise SynthConfigError(f"n must be >= 0 and workers >= 1, got n={n}, workers={workers}")
-    config = SynthConfig(platforms=tuple(platforms or PLATFORMS), sizes=tuple(sizes) if sizes else None,
-                         simple=simple, per_sample=per_sample)
+    config = SynthConfig(
+        platforms=tuple(platforms or PLATFORMS),
+        sizes=tuple(sizes) if sizes else None,
+        simple=simple,
+        per_sample=per_sample,
+    )
     out = Path(out_dir)
     images = out / "images"
     images.mkdir(parents=True, exist_ok=True)
@@ -188,7 +222,13 @@ def generate_grounding(n: int, out_dir: str | Path, seed: int = 0, platforms: Se
                 stop.set()
 
     if progress:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
 
         columns = (TextColumn("grounding screens"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
         with Progress(*columns) as bar:

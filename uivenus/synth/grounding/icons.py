@@ -62,7 +62,7 @@ _ICONS = (
          '<path d="M19 21l-7-5-7 5V5a2 2 0 0 1 2-2h10a2 2 0 0 1 2 2z"/>'),
     Icon("plus", ("plus", "plus sign", "add"), "add", "add",
          '<line x1="12" y1="5" x2="12" y2="19"/><line x1="5" y1="12" x2="19" y2="12"/>'),
-    Icon("close", ("x", "cross", "close"), "close", "close",
+    Icon("close", ("X", "cross", "close"), "close", "close",
          '<line x1="18" y1="6" x2="6" y2="18"/><line x1="6" y1="6" x2="18" y2="18"/>'),
     Icon("check", ("check mark", "tick"), "confirm", "check", '<polyline points="20 6 9 17 4 12"/>'),
     Icon("pencil", ("pencil", "pen", "edit"), "edit", "edit",
@@ -176,7 +176,8 @@ _ICONS = (
          '<circle cx="12" cy="12" r="10"/><line x1="2" y1="12" x2="22" y2="12"/>'
          '<path d="M12 2a15.3 15.3 0 0 1 4 10 15.3 15.3 0 0 1-4 10 15.3 15.3 0 0 1-4-10 15.3 15.3 0 0 1 4-10z"/>'),
     Icon("info", ("info", "letter i in a circle"), "info", "info",
-         '<circle cx="12" cy="12" r="10"/><line x1="12" y1="16" x2="12" y2="11"/><line x1="12" y1="8" x2="12.01" y2="8"/>'),
+         '<circle cx="12" cy="12" r="10"/><line x1="12" y1="16" x2="12" y2="11"/>'
+         '<line x1="12" y1="8" x2="12.01" y2="8"/>'),
     Icon("help", ("question mark", "help"), "help", "info",
          '<circle cx="12" cy="12" r="10"/><path d="M9.1 9a3 3 0 0 1 5.8 1c0 2-3 3-3 3"/>'
          '<line x1="12" y1="17" x2="12.01" y2="17"/>'),
@@ -184,8 +185,9 @@ _ICONS = (
          '<rect x="3" y="3" width="7" height="7"/><rect x="14" y="3" width="7" height="7"/>'
          '<rect x="14" y="14" width="7" height="7"/><rect x="3" y="14" width="7" height="7"/>'),
     Icon("list", ("list", "bulleted list"), "list_view", "view",
-         '<line x1="8" y1="6" x2="21" y2="6"/><line x1="8" y1="12" x2="21" y2="12"/><line x1="8" y1="18" x2="21" y2="18"/>'
-         '<line x1="3" y1="6" x2="3.01" y2="6"/><line x1="3" y1="12" x2="3.01" y2="12"/><line x1="3" y1="18" x2="3.01" y2="18"/>'),
+         '<line x1="8" y1="6" x2="21" y2="6"/><line x1="8" y1="12" x2="21" y2="12"/>'
+         '<line x1="8" y1="18" x2="21" y2="18"/><line x1="3" y1="6" x2="3.01" y2="6"/>'
+         '<line x1="3" y1="12" x2="3.01" y2="12"/><line x1="3" y1="18" x2="3.01" y2="18"/>'),
     Icon("sun", ("sun",), "brightness", "theme", _sun()),
     Icon("moon", ("moon", "crescent moon"), "dark_mode", "theme",
          '<path d="M21 12.8A9 9 0 1 1 11.2 3 7 7 0 0 0 21 12.8z"/>'),
@@ -212,7 +214,8 @@ _ICONS = (
          '<path d="M9 21H5a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2h4"/><polyline points="16 17 21 12 16 7"/>'
          '<line x1="21" y1="12" x2="9" y2="12"/>'),
     Icon("chart", ("bar chart", "chart"), "stats", "chart",
-         '<line x1="18" y1="20" x2="18" y2="10"/><line x1="12" y1="20" x2="12" y2="4"/><line x1="6" y1="20" x2="6" y2="14"/>'),
+         '<line x1="18" y1="20" x2="18" y2="10"/><line x1="12" y1="20" x2="12" y2="4"/>'
+         '<line x1="6" y1="20" x2="6" y2="14"/>'),
     Icon("cloud", ("cloud",), "sync", "cloud",
          '<path d="M18 10h-1.3A8 8 0 1 0 9 20h9a5 5 0 0 0 0-10z"/>'),
     Icon("sidebar", ("sidebar", "panel"), "toggle_sidebar", "view",

@@ -15,6 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from uivenus.synth.grounding import vocab
 from uivenus.synth.grounding.components import Element
@@ -26,11 +27,56 @@ KINDS = ("text", "icon", "function", "position", "negative")
 
 #: Functions close enough that one on screen makes the other ambiguous.
 FUNCTION_FAMILIES: Mapping[str, str] = {
-    "compose": "add", "new_file": "add", "new_folder": "add", "cancel": "close", "apply": "confirm",
-    "next_step": "confirm", "submit": "confirm", "like": "favorite", "bookmark": "favorite",
+    "compose": "add",
+    "new_file": "add",
+    "new_folder": "add",
+    "cancel": "close",
+    "apply": "confirm",
+    "next_step": "confirm",
+    "submit": "confirm",
+    "like": "favorite",
+    "bookmark": "favorite",
 }
-_STOP = frozenset("the a an this that these to of in on for my it and or with from new all now some up me your is be "
-                  "as at by into out off item items selected something".split())
+_STOP = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "this",
+        "that",
+        "these",
+        "to",
+        "of",
+        "in",
+        "on",
+        "for",
+        "my",
+        "it",
+        "and",
+        "or",
+        "with",
+        "from",
+        "new",
+        "all",
+        "now",
+        "some",
+        "up",
+        "me",
+        "your",
+        "is",
+        "be",
+        "as",
+        "at",
+        "by",
+        "into",
+        "out",
+        "off",
+        "item",
+        "items",
+        "selected",
+        "something",
+    ]
+)
 _ORDINALS = ("first", "second", "third", "fourth", "fifth")
 
 
@@ -66,6 +112,7 @@ class Facts:
     def __init__(self, screen: Screen, rendered: Rendered) -> None:
         self.screen = screen
         self.boxes = rendered.boxes
+        self.present_boxes = rendered.present
         self.present = [screen.element(gid) for gid in rendered.present]
         self.visible = [screen.element(gid) for gid in rendered.boxes]
         self.targets = [e for e in self.visible if e.target]
@@ -151,6 +198,7 @@ def write_function(facts: Facts, rng: random.Random) -> Instruction | None:
 
 # --- position ---------------------------------------------------------------------------------------
 
+
 def _ordinal(facts: Facts, rng: random.Random) -> Instruction | None:
     by_group: dict[str, list[Element]] = {}
     for element in facts.present:
@@ -162,8 +210,13 @@ def _ordinal(facts: Facts, rng: random.Random) -> Instruction | None:
         group = facts.screen.groups[gid]
         every = [e for e in facts.screen.elements if e.group == gid]
         nouns = {e.noun for e in members}
-        if (len(members) < 3 or len(every) != len(members) or name_counts[group.name] != 1 or len(nouns) != 1
-                or not all(e.gid in facts.boxes and e.target for e in members)):
+        if (
+            len(members) < 3
+            or len(every) != len(members)
+            or name_counts[group.name] != 1
+            or len(nouns) != 1
+            or not all(e.gid in facts.boxes and e.target for e in members)
+        ):
             continue
         ordered = _aligned([(facts.box(e), e) for e in members], group.axis)
         if ordered:
@@ -199,7 +252,7 @@ def _aligned(items: list[tuple[Box, Element]], axis: str) -> list[Element] | Non
     """Members in reading order if they form one clean row (x) or column (y), else None."""
     lo, hi, a_lo, a_hi = (0, 2, 1, 3) if axis == "x" else (1, 3, 0, 2)
     items = sorted(items, key=lambda item: item[0][lo])
-    for (b1, _), (b2, _) in zip(items, items[1:]):
+    for (b1, _), (b2, _) in pairwise(items):
         if b2[lo] < b1[hi] - 1:  # overlapping along the axis
             return None
     centres = [(b[a_lo] + b[a_hi]) / 2 for b, _ in items]
@@ -217,41 +270,56 @@ _DIRECTIONS = {
 }
 
 
-def _gap(anchor: Box, box: Box, direction: str) -> float | None:
-    """Distance from anchor to box in a direction, if box lies that way and overlaps it across; else None."""
+def _gap(anchor: Box, box: Box, direction: str, overlap: float) -> float | None:
+    """Distance from anchor to box in a direction, if box lies that way and overlaps it across by at least
+    `overlap` of the smaller extent; else None."""
     ax1, ay1, ax2, ay2 = anchor
     bx1, by1, bx2, by2 = box
     if direction in ("right", "left"):
-        overlap = min(ay2, by2) - max(ay1, by1)
-        if overlap < 0.5 * min(ay2 - ay1, by2 - by1):
+        shared = min(ay2, by2) - max(ay1, by1)
+        if shared <= 0 or shared < overlap * min(ay2 - ay1, by2 - by1):
             return None
         gap = bx1 - ax2 if direction == "right" else ax1 - bx2
     else:
-        overlap = min(ax2, bx2) - max(ax1, bx1)
-        if overlap < 0.5 * min(ax2 - ax1, bx2 - bx1):
+        shared = min(ax2, bx2) - max(ax1, bx1)
+        if shared <= 0 or shared < overlap * min(ax2 - ax1, bx2 - bx1):
             return None
         gap = by1 - ay2 if direction == "below" else ay1 - by2
     return gap if gap >= -1 else None
 
 
 def _relation(facts: Facts, rng: random.Random) -> Instruction | None:
+    """'the button to the right of Cancel': the nearest target that way, clearly overlapping the anchor
+    across, with no element of the same kind even loosely that way and nearly as close."""
     anchors = [e for e in facts.visible if facts.unique_text(e) and len(e.text) <= 40]
     rng.shuffle(anchors)
     for anchor in anchors[:25]:
         abox = facts.box(anchor)
         for direction in rng.sample(sorted(_DIRECTIONS), len(_DIRECTIONS)):
-            found = sorted((g, e.gid, e) for e in facts.targets if e is not anchor
-                           for g in [_gap(abox, facts.box(e), direction)] if g is not None)
+            found = sorted(
+                (g, e.gid, e)
+                for e in facts.targets
+                if e is not anchor
+                for g in [_gap(abox, facts.box(e), direction, 0.5)]
+                if g is not None
+            )
             if not found:
                 continue
             gap, _, target = found[0]
             if gap > 3 * max(abox[3] - abox[1], facts.box(target)[3] - facts.box(target)[1]) + 24:
                 continue
-            rivals = [g for g, _, e in found[1:] if e.noun == target.noun]
-            if rivals and rivals[0] < gap + 12:
+            loose = (
+                _gap(abox, facts.present_boxes[e.gid], direction, 0.0)
+                for e in facts.present
+                if e is not target and e is not anchor and e.noun == target.noun
+            )
+            if any(g is not None and g < gap + 12 for g in loose):
                 continue
-            label = (f"the {_quote(rng, anchor.text)} {anchor.noun}" if anchor.role in ("label", "heading") and rng.random() < 0.4
-                     else _quote(rng, anchor.text))
+            label = (
+                f"the {_quote(rng, anchor.text)} {anchor.noun}"
+                if anchor.role in ("label", "heading") and rng.random() < 0.4
+                else _quote(rng, anchor.text)
+            )
             text = rng.choice(_DIRECTIONS[direction]).format(n=target.noun, a=label)
             return Instruction("position", text, target.gid, None, target.data_type)
     return None
@@ -263,6 +331,7 @@ def write_position(facts: Facts, rng: random.Random) -> Instruction | None:
 
 
 # --- negatives ----------------------------------------------------------------------------------------
+
 
 def _negative_labels() -> tuple[str, ...]:
     labels = set(vocab.NEGATIVE_LABELS) | set(vocab.TEXT_FUNCTIONS) | set(vocab.CONTEXT_ITEMS)
@@ -319,14 +388,18 @@ def write_negative(facts: Facts, rng: random.Random) -> Instruction | None:
 
 #: Instruction kind -> writer.
 WRITERS: Mapping[str, Callable[[Facts, random.Random], Instruction | None]] = {
-    "text": write_text, "icon": write_icon, "function": write_function, "position": write_position,
+    "text": write_text,
+    "icon": write_icon,
+    "function": write_function,
+    "position": write_position,
     "negative": write_negative,
 }
 DEFAULT_WEIGHTS: Mapping[str, float] = {"text": 0.3, "icon": 0.2, "function": 0.15, "position": 0.2, "negative": 0.15}
 
 
-def write_instructions(screen: Screen, rendered: Rendered, rng: random.Random, n: int,
-                       weights: Mapping[str, float] = DEFAULT_WEIGHTS) -> list[Instruction]:
+def write_instructions(
+    screen: Screen, rendered: Rendered, rng: random.Random, n: int, weights: Mapping[str, float] = DEFAULT_WEIGHTS
+) -> list[Instruction]:
     """Up to n instructions with distinct targets and texts, kinds drawn by weight (others fill in)."""
     facts = Facts(screen, rendered)
     kinds: Sequence[str] = [k for k in weights if weights[k] > 0]

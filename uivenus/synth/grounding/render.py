@@ -15,11 +15,14 @@ import math
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
+from uivenus.envs.browser import CHROMIUM_ARGS, BrowserConfig
 from uivenus.synth import SynthError
 
 Box = tuple[int, int, int, int]
+#: Every renderer's Chromium flags: the envs' flags, plus unhinted fonts and no scrollbars (stable pixels).
+RENDER_ARGS = (*CHROMIUM_ARGS, "--font-render-hinting=none", "--hide-scrollbars")
 
 _JS_MEASURE = """async (minSide) => {
   await document.fonts.ready;
@@ -38,7 +41,8 @@ _JS_MEASURE = """async (minSide) => {
   const clipped = (el, r) => {
     for (let a = el.parentElement; a && a !== document.documentElement; a = a.parentElement) {
       const c = clipOf(a);
-      if (c && (r.left < c.left - .5 || r.top < c.top - .5 || r.right > c.right + .5 || r.bottom > c.bottom + .5)) return true;
+      if (c && (r.left < c.left - .5 || r.top < c.top - .5 || r.right > c.right + .5 || r.bottom > c.bottom + .5))
+        return true;
     }
     return false;
   };
@@ -96,7 +100,7 @@ class Rendered:
 
 
 def _px(value: float) -> int:
-    return int(math.floor(value + 0.5))
+    return math.floor(value + 0.5)
 
 
 def parse_measure(data: Mapping[str, Any], png: bytes) -> Rendered:
@@ -112,18 +116,19 @@ def parse_measure(data: Mapping[str, Any], png: bytes) -> Rendered:
             boxes[gid] = box  # type: ignore[assignment]
         else:
             rejected[gid] = why
-    return Rendered(png=png, boxes=boxes, present=present, rejected=rejected, texts=tuple(data["texts"]),
-                    icons=tuple(data["icons"]))
+    return Rendered(
+        png=png, boxes=boxes, present=present, rejected=rejected, texts=tuple(data["texts"]), icons=tuple(data["icons"])
+    )
 
 
 class Renderer:
     """A headless Chromium on a private thread: `render(html, size)` -> `Rendered`. Close it when done."""
 
-    def __init__(self, *, executable: str | None = None, extra_args: tuple[str, ...] = (), timeout_s: float = 60.0) -> None:
-        from uivenus.envs.browser import CHROMIUM_ARGS, BrowserConfig
-
+    def __init__(
+        self, *, executable: str | None = None, extra_args: tuple[str, ...] = (), timeout_s: float = 60.0
+    ) -> None:
         self.executable = executable or BrowserConfig().executable
-        self.args = [*CHROMIUM_ARGS, "--font-render-hinting=none", "--hide-scrollbars", *extra_args]
+        self.args = [*RENDER_ARGS, *extra_args]
         self.timeout_s = timeout_s
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="uivenus-synth-render")
         self._playwright: Any = None
@@ -144,8 +149,9 @@ class Renderer:
         if not os.path.exists(self.executable):
             raise RenderError(f"Chromium not found at {self.executable}; install chromium or set UIVENUS_CHROMIUM")
         self._playwright = sync_playwright().start()
-        self._browser = self._playwright.chromium.launch(executable_path=self.executable, headless=True, args=self.args,
-                                                         timeout=self.timeout_s * 1000)
+        self._browser = self._playwright.chromium.launch(
+            executable_path=self.executable, headless=True, args=self.args, timeout=self.timeout_s * 1000
+        )
         self._page = self._browser.new_page(viewport={"width": 800, "height": 600}, device_scale_factor=1)
         self._page.set_default_timeout(self.timeout_s * 1000)
 
@@ -180,7 +186,7 @@ class Renderer:
         finally:
             self._thread.shutdown(wait=True)
 
-    def __enter__(self) -> Renderer:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -62,9 +62,11 @@ _GOTHIC = '"URW Gothic", "DejaVu Sans", sans-serif'
 DENSITIES: Mapping[str, float] = {"compact": 0.9, "regular": 1.0, "comfortable": 1.12}
 
 BASE_CSS = f"""
-*{{box-sizing:border-box;margin:0;padding:0;animation:none!important;transition:none!important;caret-color:transparent}}
+*{{box-sizing:border-box;margin:0;padding:0;animation:none!important;transition:none!important;
+  caret-color:transparent}}
 html,body{{width:100%;height:100%;overflow:hidden}}
-body{{font-family:var(--font);color:var(--fg);background:var(--bg);line-height:1.3;-webkit-font-smoothing:antialiased}}
+body{{font-family:var(--font);color:var(--fg);background:var(--bg);line-height:1.3;
+  -webkit-font-smoothing:antialiased}}
 button,input,textarea,select{{font:inherit;color:inherit}}
 button{{background:none;border:none;cursor:default}}
 .screen{{position:relative;width:100vw;height:100vh;overflow:hidden;background:var(--bg)}}
@@ -93,13 +95,15 @@ button{{background:none;border:none;cursor:default}}
 .iconbtn{{display:inline-flex;align-items:center;justify-content:center;padding:.38rem;border-radius:var(--radius);
   color:var(--icon)}}
 .iconbtn.boxed{{border:1px solid var(--border);background:var(--surface)}}
-.btn{{display:inline-flex;align-items:center;gap:.4rem;white-space:nowrap;padding:.38rem .9rem;border-radius:var(--radius);
+.btn{{display:inline-flex;align-items:center;gap:.4rem;white-space:nowrap;padding:.38rem .9rem;
+  border-radius:var(--radius);
   background:var(--btn);border:1px solid var(--btn-border);color:var(--fg);box-shadow:var(--btn-shadow)}}
 .btn.primary{{background:var(--accent);border-color:var(--accent);color:#fff}}
 .btn.danger{{background:var(--danger);border-color:var(--danger);color:#fff}}
 .btn.ghost{{background:transparent;border-color:transparent;box-shadow:none;color:var(--accent)}}
 .btn.big{{padding:.7rem 1.4rem;font-size:1.05em}}
-.field{{display:block;width:100%;padding:.45rem .6rem;border:1px solid var(--field-border);border-radius:var(--radius);
+.field{{display:block;width:100%;padding:.45rem .6rem;border:1px solid var(--field-border);
+  border-radius:var(--radius);
   background:var(--field);outline:none}}
 .field::placeholder{{color:var(--placeholder)}}
 textarea.field{{height:4.6rem;resize:none}}
@@ -110,27 +114,33 @@ textarea.field{{height:4.6rem;resize:none}}
 .lbl{{display:inline-block;font-weight:600;font-size:.92em;margin-bottom:.3rem}}
 .fgroup{{margin-bottom:.85rem}}
 .check{{display:inline-flex;align-items:center;gap:.5rem}}
-.box{{width:1.05rem;height:1.05rem;border:1.5px solid var(--field-border);border-radius:.22rem;background:var(--field);
+.box{{width:1.05rem;height:1.05rem;border:1.5px solid var(--field-border);border-radius:.22rem;
+  background:var(--field);
   display:inline-flex;align-items:center;justify-content:center;color:#fff;flex:none}}
 .box.on{{background:var(--accent);border-color:var(--accent)}}
 .box .ic{{width:.8rem;height:.8rem}}
-.toggle{{display:inline-block;position:relative;width:2.6rem;height:1.5rem;border-radius:1rem;background:var(--track);flex:none}}
+.toggle{{display:inline-block;position:relative;width:2.6rem;height:1.5rem;border-radius:1rem;
+  background:var(--track);flex:none}}
 .toggle::after{{content:"";position:absolute;top:.15rem;left:.15rem;width:1.2rem;height:1.2rem;border-radius:50%;
   background:#fff;box-shadow:0 1px 2px rgba(0,0,0,.3)}}
 .toggle.on{{background:var(--on)}}
 .toggle.on::after{{left:1.25rem}}
 .sidebar{{display:flex;flex-direction:column;gap:.1rem;padding:.6rem .5rem;background:var(--side);flex:none;
   border-right:1px solid var(--border);overflow:hidden}}
-.sb-head{{font-size:.78em;font-weight:700;color:var(--muted);padding:.7rem .55rem .3rem;text-transform:var(--head-case)}}
-.sb-item{{display:flex;align-items:center;gap:.55rem;padding:.34rem .55rem;border-radius:var(--radius);white-space:nowrap}}
+.sb-head{{font-size:.78em;font-weight:700;color:var(--muted);padding:.7rem .55rem .3rem;
+  text-transform:var(--head-case)}}
+.sb-item{{display:flex;align-items:center;gap:.55rem;padding:.34rem .55rem;border-radius:var(--radius);
+  white-space:nowrap}}
 .sb-item .ic{{color:var(--accent)}}
 .sb-item.active{{background:var(--selection);color:var(--selection-fg)}}
 .sb-item.active .ic{{color:inherit}}
-.main{{flex:1 1 auto;min-width:0;min-height:0;display:flex;flex-direction:column;overflow:hidden;background:var(--surface)}}
+.main{{flex:1 1 auto;min-width:0;min-height:0;display:flex;flex-direction:column;overflow:hidden;
+  background:var(--surface)}}
 .pad{{padding:1rem 1.2rem}}
 .body{{flex:1 1 auto;display:flex;min-height:0;overflow:hidden}}
 table.tbl{{border-collapse:collapse;width:100%;font-size:.95em}}
-.tbl th{{text-align:left;font-weight:600;color:var(--muted);padding:.35rem .7rem;border-bottom:1px solid var(--border);
+.tbl th{{text-align:left;font-weight:600;color:var(--muted);padding:.35rem .7rem;
+  border-bottom:1px solid var(--border);
   white-space:nowrap;font-size:.9em}}
 .tbl td{{padding:.38rem .7rem;white-space:nowrap;border-bottom:1px solid var(--grid)}}
 .tbl tr.zebra td{{background:var(--zebra)}}
@@ -157,13 +167,17 @@ table.tbl{{border-collapse:collapse;width:100%;font-size:.95em}}
 .seg .tab.active{{background:var(--surface);box-shadow:0 1px 2px rgba(0,0,0,.2);color:var(--fg)}}
 .statusbar{{display:flex;align-items:center;gap:1.2rem;padding:.25rem .8rem;font-size:.82em;color:var(--muted);
   background:var(--chrome);border-top:1px solid var(--border);flex:none;white-space:nowrap}}
-.backdrop{{position:absolute;inset:0;background:var(--backdrop);display:flex;align-items:center;justify-content:center;z-index:50}}
+.backdrop{{position:absolute;inset:0;background:var(--backdrop);display:flex;align-items:center;
+  justify-content:center;z-index:50}}
 .dialog{{background:var(--surface);border-radius:calc(var(--radius) * 2);box-shadow:0 1.2rem 3rem rgba(0,0,0,.45);
-  padding:1.2rem 1.3rem;width:min(26rem,88vw);display:flex;flex-direction:column;gap:.7rem;border:1px solid var(--border)}}
+  padding:1.2rem 1.3rem;width:min(26rem,88vw);display:flex;flex-direction:column;gap:.7rem;
+  border:1px solid var(--border)}}
 .dialog .acts{{display:flex;justify-content:flex-end;gap:.5rem;margin-top:.4rem}}
 .menu{{position:absolute;z-index:40;min-width:13rem;background:var(--menu);border:1px solid var(--border);
-  border-radius:calc(var(--radius) + .1rem);box-shadow:0 .6rem 1.6rem rgba(0,0,0,.3);padding:.3rem;display:flex;flex-direction:column}}
-.menu .mi{{display:flex;align-items:center;gap:1.5rem;padding:.28rem .7rem;border-radius:calc(var(--radius) - .1rem);white-space:nowrap}}
+  border-radius:calc(var(--radius) + .1rem);box-shadow:0 .6rem 1.6rem rgba(0,0,0,.3);padding:.3rem;display:flex;
+  flex-direction:column}}
+.menu .mi{{display:flex;align-items:center;gap:1.5rem;padding:.28rem .7rem;
+  border-radius:calc(var(--radius) - .1rem);white-space:nowrap}}
 .menu .mi.hl{{background:var(--accent);color:#fff}}
 .menu .mi.hl .muted,.menu .mi.hl .kbd{{color:rgba(255,255,255,.85)}}
 .menu .msep{{height:1px;background:var(--border);margin:.25rem .4rem}}
@@ -171,29 +185,35 @@ table.tbl{{border-collapse:collapse;width:100%;font-size:.95em}}
 .anchor{{position:relative}}
 .badge{{display:inline-block;padding:.08rem .5rem;border-radius:1rem;font-size:.8em;font-weight:600;
   background:var(--chip);color:var(--chip-fg);white-space:nowrap}}
-.chip{{display:inline-flex;align-items:center;gap:.3rem;padding:.25rem .75rem;border-radius:1rem;border:1px solid var(--border);
+.chip{{display:inline-flex;align-items:center;gap:.3rem;padding:.25rem .75rem;border-radius:1rem;
+  border:1px solid var(--border);
   background:var(--surface);white-space:nowrap}}
 .chip.on{{background:var(--accent);color:#fff;border-color:var(--accent)}}
 .apps{{display:grid;justify-items:center;gap:1.1rem .6rem}}
 .app{{display:flex;flex-direction:column;align-items:center;gap:.35rem;width:5rem}}
-.tile{{width:3.6rem;height:3.6rem;border-radius:.95rem;display:flex;align-items:center;justify-content:center;color:#fff}}
+.tile{{width:3.6rem;height:3.6rem;border-radius:.95rem;display:flex;align-items:center;justify-content:center;
+  color:#fff}}
 .tile .ic{{width:1.9rem;height:1.9rem}}
 .app .name{{font-size:.72em;white-space:nowrap;color:var(--fg)}}
 .keyboard{{background:var(--kb);padding:.4rem .2rem 1.4rem;display:flex;flex-direction:column;gap:.55rem;flex:none}}
 .kb-row{{display:flex;justify-content:center;gap:.3rem}}
-.key{{min-width:2rem;height:2.6rem;border-radius:.35rem;background:var(--key);box-shadow:0 1px 0 rgba(0,0,0,.35);
+.key{{min-width:0;height:2.6rem;border-radius:.35rem;background:var(--key);box-shadow:0 1px 0 rgba(0,0,0,.35);
   display:flex;align-items:center;justify-content:center;font-size:1.15em;flex:1 1 0;max-width:2.4rem}}
 .key.wide{{max-width:none;flex:1.6 1 0;font-size:.85em;background:var(--key2)}}
 .key.space{{max-width:none;flex:5 1 0;font-size:.85em}}
-.stat{{background:var(--card);border:1px solid var(--border);border-radius:calc(var(--radius) * 1.5);padding:.8rem 1rem}}
+.stat{{background:var(--card);border:1px solid var(--border);border-radius:calc(var(--radius) * 1.5);
+  padding:.8rem 1rem}}
 .stat .v{{font-size:1.6em;font-weight:700;margin-top:.2rem}}
 .bars{{display:flex;align-items:flex-end;gap:.35rem;height:6rem;padding-top:.5rem}}
 .bars span{{flex:1;background:var(--accent);opacity:.8;border-radius:.2rem .2rem 0 0}}
 .crumbs{{display:flex;align-items:center;gap:.3rem;white-space:nowrap}}
 .link{{color:var(--accent);white-space:nowrap}}
-.banner{{position:absolute;left:0;right:0;bottom:0;z-index:45;background:var(--menu);border-top:1px solid var(--border);
-  box-shadow:0 -.4rem 1.2rem rgba(0,0,0,.15);padding:.9rem 1.2rem;display:flex;align-items:center;gap:1rem;flex-wrap:wrap}}
-.toast{{position:absolute;z-index:45;right:1.2rem;bottom:1.2rem;background:#222;color:#fff;border-radius:var(--radius);
+.banner{{position:absolute;left:0;right:0;bottom:0;z-index:45;background:var(--menu);
+  border-top:1px solid var(--border);
+  box-shadow:0 -.4rem 1.2rem rgba(0,0,0,.15);padding:.9rem 1.2rem;display:flex;align-items:center;gap:1rem;
+  flex-wrap:wrap}}
+.toast{{position:absolute;z-index:45;right:1.2rem;bottom:1.2rem;background:#222;color:#fff;
+  border-radius:var(--radius);
   padding:.7rem 1rem;display:flex;align-items:center;gap:.9rem;box-shadow:0 .5rem 1.4rem rgba(0,0,0,.35)}}
 .toast .btn.ghost{{color:#8ab4ff}}
 .tooltip{{position:absolute;z-index:42;top:calc(100% + .35rem);left:50%;transform:translateX(-50%);background:#1d1d1f;
@@ -201,16 +221,19 @@ table.tbl{{border-collapse:collapse;width:100%;font-size:.95em}}
 .hero{{padding:2.6rem 2rem;display:flex;flex-direction:column;gap:.9rem;align-items:flex-start}}
 .para{{color:var(--muted);max-width:40rem;line-height:1.5}}
 .pager{{display:flex;gap:.3rem;align-items:center}}
-.pager .pg{{min-width:2rem;padding:.3rem .55rem;text-align:center;border-radius:var(--radius);border:1px solid var(--border)}}
+.pager .pg{{min-width:2rem;padding:.3rem .55rem;text-align:center;border-radius:var(--radius);
+  border:1px solid var(--border)}}
 .pager .pg.on{{background:var(--accent);color:#fff;border-color:var(--accent)}}
 .editor{{padding:1.4rem 1.8rem;line-height:1.6;display:flex;flex-direction:column;gap:.8rem}}
 .player{{display:flex;flex-direction:column;align-items:center;gap:1rem;padding:1.4rem}}
-.cover{{width:14rem;height:14rem;border-radius:.8rem;display:flex;align-items:center;justify-content:center;color:rgba(255,255,255,.9)}}
+.cover{{width:14rem;height:14rem;border-radius:.8rem;display:flex;align-items:center;justify-content:center;
+  color:rgba(255,255,255,.9)}}
 .cover .ic{{width:5rem;height:5rem}}
 .group{{margin:0 1rem 1.4rem;background:var(--card);border-radius:.65rem;overflow:hidden}}
 .gh{{margin:0 2rem .35rem;font-size:.8em;color:var(--muted);text-transform:uppercase}}
 .cellrow{{display:flex;align-items:center;gap:.75rem;padding:.55rem 1rem;min-height:2.75rem;position:relative}}
-.cellrow + .cellrow::before{{content:"";position:absolute;top:0;left:3.2rem;right:0;height:1px;background:var(--grid)}}
+.cellrow + .cellrow::before{{content:"";position:absolute;top:0;left:3.2rem;right:0;height:1px;
+  background:var(--grid)}}
 .cellrow.plain + .cellrow.plain::before{{left:1rem}}
 .ibox{{width:1.8rem;height:1.8rem;border-radius:.42rem;display:flex;align-items:center;justify-content:center;
   color:#fff;flex:none}}
@@ -235,7 +258,8 @@ _MACOS_CSS = """
 .os-macos .sidebar{background:var(--side);border-right:1px solid var(--border);padding-top:.3rem}
 .os-macos .sb-item.active{background:var(--side-sel);color:var(--fg)}
 .os-macos .sb-item.active .ic{color:var(--accent)}
-.os-macos .dock{position:absolute;bottom:.4rem;left:50%;transform:translateX(-50%);display:flex;gap:.35rem;padding:.35rem;
+.os-macos .dock{position:absolute;bottom:.4rem;left:50%;transform:translateX(-50%);display:flex;gap:.35rem;
+  padding:.35rem;
   border-radius:1.2rem;background:var(--dock);border:1px solid rgba(255,255,255,.25);z-index:35}
 .os-macos .dock .tile{width:3.3rem;height:3.3rem;border-radius:.8rem}
 .os-macos .dialog{border-radius:.9rem;width:min(22rem,88vw);text-align:center;align-items:center}
@@ -255,7 +279,8 @@ _WINDOWS_CSS = """
 .os-windows .menubar .mt.open{background:var(--selection)}
 .os-windows .taskbar{position:absolute;left:0;right:0;bottom:0;height:3.4rem;display:flex;align-items:center;
   background:var(--taskbar);border-top:1px solid var(--border);z-index:35;padding:0 .6rem}
-.os-windows .taskbar .center{position:absolute;left:50%;transform:translateX(-50%);display:flex;gap:.3rem;align-items:center}
+.os-windows .taskbar .center{position:absolute;left:50%;transform:translateX(-50%);display:flex;gap:.3rem;
+  align-items:center}
 .os-windows .taskbar .iconbtn{padding:.55rem}
 .os-windows .taskbar .iconbtn .ic{width:1.5rem;height:1.5rem}
 .os-windows .taskbar .tray{margin-left:auto;display:flex;align-items:center;gap:.2rem;font-size:.85em}
@@ -265,8 +290,10 @@ _WINDOWS_CSS = """
 .os-windows .sidebar{background:var(--side);border-right:none}
 .os-windows .sb-item.active{background:var(--side-sel);color:var(--fg);box-shadow:inset 3px 0 0 var(--accent)}
 .os-windows .sb-item .ic{color:var(--icon)}
-.os-windows .address{display:flex;align-items:center;gap:.4rem;padding:.35rem .7rem;background:var(--chrome);flex:none}
-.os-windows .address .crumbs{flex:1;padding:.3rem .6rem;border:1px solid var(--border);border-radius:var(--radius);background:var(--field)}
+.os-windows .address{display:flex;align-items:center;gap:.4rem;padding:.35rem .7rem;background:var(--chrome);
+  flex:none}
+.os-windows .address .crumbs{flex:1;padding:.3rem .6rem;border:1px solid var(--border);
+  border-radius:var(--radius);background:var(--field)}
 .os-windows .dialog{border-radius:.55rem;padding:0;gap:0;overflow:hidden}
 .os-windows .dialog .dhead{padding:1.2rem 1.4rem .4rem}
 .os-windows .dialog .dtext{padding:0 1.4rem 1.2rem}
@@ -290,7 +317,8 @@ _IOS_CSS = """
 .os-ios .search{margin:0 1rem .6rem;border:none;background:var(--fill);border-radius:.6rem;padding:.45rem .55rem}
 .os-ios .tabbar{display:flex;justify-content:space-around;padding:.35rem 0 1.5rem;background:var(--bar);
   border-top:1px solid var(--border);flex:none}
-.os-ios .tbi{display:flex;flex-direction:column;align-items:center;gap:.15rem;font-size:.65em;color:var(--placeholder);
+.os-ios .tbi{display:flex;flex-direction:column;align-items:center;gap:.15rem;font-size:.65em;
+  color:var(--placeholder);
   min-width:3.5rem}
 .os-ios .tbi .ic{width:1.65rem;height:1.65rem}
 .os-ios .tbi.active{color:var(--accent)}
@@ -300,14 +328,17 @@ _IOS_CSS = """
   background:var(--menu);border:none}
 .os-ios .dialog .dtext{padding:0 1rem .8rem;font-size:.85em}
 .os-ios .dialog .acts{margin:0;gap:0;border-top:1px solid var(--border)}
-.os-ios .dialog .acts .btn{flex:1;justify-content:center;border:none;border-radius:0;background:none;color:var(--accent);
+.os-ios .dialog .acts .btn{flex:1;justify-content:center;border:none;border-radius:0;background:none;
+  color:var(--accent);
   box-shadow:none;padding:.7rem}
 .os-ios .dialog .acts .btn + .btn{border-left:1px solid var(--border);font-weight:600}
-.os-ios .sheet{position:absolute;left:.5rem;right:.5rem;bottom:1.6rem;z-index:55;display:flex;flex-direction:column;gap:.5rem}
+.os-ios .sheet{position:absolute;left:.5rem;right:.5rem;bottom:1.6rem;z-index:55;display:flex;
+  flex-direction:column;gap:.5rem}
 .os-ios .sheet .group{margin:0;background:var(--menu)}
 .os-ios .sheet .cellrow{justify-content:center;color:var(--accent);font-size:1.1em}
 .os-ios .btn{border-radius:.6rem;box-shadow:none}
-.os-ios .field{border:none;background:transparent;padding:0}
+.os-ios .field{border:none;background:var(--card);padding:.65rem .8rem;border-radius:.6rem}
+.os-ios .list{background:var(--card)}
 .os-ios .dock{margin:0 .7rem 1.6rem;padding:.8rem .6rem;border-radius:1.8rem;background:rgba(255,255,255,.28);
   display:flex;justify-content:space-around}
 .os-ios .dots{display:flex;justify-content:center;gap:.45rem;margin:auto 0 .8rem}
@@ -331,8 +362,10 @@ _WEB_CSS = """
 .os-web .footer a{color:var(--muted);text-decoration:none;white-space:nowrap}
 .os-web .page{flex:1 1 auto;display:flex;min-height:0;overflow:hidden}
 .os-web .wrap{max-width:72rem;margin:0 auto;width:100%}
-.os-web .panel{background:var(--card);border:1px solid var(--border);border-radius:calc(var(--radius) * 1.5);padding:1.4rem}
-.os-web .filters{width:14rem;padding:1.2rem;display:flex;flex-direction:column;gap:.55rem;flex:none;border-right:1px solid var(--border)}
+.os-web .panel{background:var(--card);border:1px solid var(--border);border-radius:calc(var(--radius) * 1.5);
+  padding:1.4rem}
+.os-web .filters{width:14rem;padding:1.2rem;display:flex;flex-direction:column;gap:.55rem;flex:none;
+  border-right:1px solid var(--border)}
 .os-web a{color:var(--accent);text-decoration:none}
 """
 
@@ -384,7 +417,8 @@ STYLES: Mapping[str, PlatformStyle] = {s.name: s for s in (
          ((3840, 2160), .15)),
         _palette(_LIGHT_COMMON, bg="#f9f9f9", surface="#ffffff", chrome="#f3f3f3", side="#f3f3f3", card="#fbfbfb",
                  menu="#f9f9f9", field="#ffffff", field_border="#c8c8c8", btn="#fbfbfb", btn_border="#d6d6d6",
-                 btn_border_bottom="#b8b8b8", btn_shadow="none", icon="#3b3b3b", selection="#cce4f7", side_sel="#e6e6e6",
+                 btn_border_bottom="#b8b8b8", btn_shadow="none", icon="#3b3b3b", selection="#cce4f7",
+                 side_sel="#e6e6e6",
                  on="#0067c0", taskbar="rgba(238,238,240,.95)", kb="#e5e5e5", key="#fff", key2="#d4d4d4",
                  fill="#eeeeee", bar="#f3f3f3"),
         _palette(_DARK_COMMON, bg="#202020", surface="#272727", chrome="#202020", side="#202020", card="#2b2b2b",

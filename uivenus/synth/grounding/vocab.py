@@ -97,7 +97,8 @@ def _person(rng: random.Random) -> str:
 
 
 def _email(rng: random.Random) -> str:
-    return f"{rng.choice(FIRST_NAMES).lower()}.{rng.choice(LAST_NAMES).lower()}@{rng.choice(COMPANIES).split()[0].lower()}.com"
+    domain = rng.choice(COMPANIES).split()[0].lower()
+    return f"{rng.choice(FIRST_NAMES).lower()}.{rng.choice(LAST_NAMES).lower()}@{domain}.com"
 
 
 def _date(rng: random.Random) -> str:
@@ -155,9 +156,9 @@ VALUES: Mapping[str, Callable[[random.Random], str]] = {
     "last": lambda rng: rng.choice(LAST_NAMES),
     "website": lambda rng: f"https://{rng.choice(NOUNS)}{rng.choice(NOUNS)}.com",
     "username": lambda rng: f"@{rng.choice(FIRST_NAMES).lower()}{rng.randint(1, 99)}",
-    "street": lambda rng: f"{rng.randint(1, 999)} {rng.choice(NOUNS).capitalize()} {rng.choice(('St', 'Ave', 'Road', 'Lane'))}",
+    "street": lambda rng: f"{rng.randint(1, 999)} {rng.choice(NOUNS).capitalize()} {rng.choice(('St', 'Ave', 'Road'))}",
     "zip": lambda rng: f"{rng.randint(10000, 99999)}",
-    "card": lambda rng: f"4{rng.randint(100, 999)} {rng.randint(1000, 9999)} {rng.randint(1000, 9999)} {rng.randint(1000, 9999)}",
+    "card": lambda rng: " ".join(f"{rng.randint(1000, 9999)}" for _ in range(4)),
     "expiry": lambda rng: f"{rng.randint(1, 12):02d} / {rng.randint(25, 31)}",
     "cvc": lambda rng: f"{rng.randint(100, 999)}",
     "passengers": lambda rng: f"{rng.randint(1, 4)} adults",
@@ -384,7 +385,8 @@ TEXT_FUNCTIONS: Mapping[str, str] = {
 
 #: Menu bar menus and their items; "-" is a separator.
 MENUS: Mapping[str, tuple[str, ...]] = {
-    "File": ("New", "New Window", "Open…", "Open Recent", "-", "Close", "Save", "Save As…", "Export", "-", "Print…"),
+    "File": ("New", "New Window", "Open…", "Open Recent", "-", "Close", "Save", "Save As…", "Export", "-",
+             "Print…"),
     "Edit": ("Undo", "Redo", "-", "Cut", "Copy", "Paste", "Delete", "Select All", "-", "Find…"),
     "View": ("Show Sidebar", "Show Toolbar", "-", "Zoom In", "Zoom Out", "Actual Size", "-", "Enter Full Screen"),
     "Format": ("Font", "Text", "-", "Bold", "Italic", "Underline", "-", "Align Left", "Center"),
@@ -406,13 +408,15 @@ CONTEXT_ITEMS = ("Open", "Open With", "Get Info", "Rename", "Duplicate", "Copy",
 #: Named forms: (title, submit label, fields (label, placeholder, input type)).
 FORMS: tuple[tuple[str, str, tuple[tuple[str, str, str], ...]], ...] = (
     ("Sign in", "Sign in", (("Email", "you@example.com", "email"), ("Password", "Enter your password", "password"))),
-    ("Create your account", "Create account", (("Full name", "Jane Doe", "text"), ("Email", "name@company.com", "email"),
+    ("Create your account", "Create account", (("Full name", "Jane Doe", "text"),
+                                               ("Email", "name@company.com", "email"),
                                                ("Password", "At least 8 characters", "password"),
                                                ("Confirm password", "Repeat password", "password"))),
     ("Shipping address", "Continue", (("Full name", "First and last name", "text"),
                                       ("Street address", "123 Main St", "text"), ("City", "City", "text"),
                                       ("ZIP code", "ZIP / Postal code", "text"), ("Phone", "Phone number", "tel"))),
-    ("Payment details", "Pay now", (("Card number", "1234 5678 9012 3456", "text"), ("Name on card", "Cardholder", "text"),
+    ("Payment details", "Pay now", (("Card number", "1234 5678 9012 3456", "text"),
+                                    ("Name on card", "Cardholder", "text"),
                                     ("Expiry date", "MM / YY", "text"), ("CVC", "3 digits", "text"))),
     ("Contact us", "Submit", (("Name", "Your name", "text"), ("Email address", "Your email", "email"),
                               ("Subject", "How can we help?", "text"), ("Message", "Write your message", "textarea"))),

@@ -241,6 +241,8 @@
     ctx.restore();
   }
 
+  const OPERATORS = "+-\u00d7=";
+
   // Text warped by a vertical and a horizontal sine, each glyph in its own font, size, angle and colour.
   function distortedText(target, text, opts) {
     const {w, h, dpr} = target;
@@ -255,7 +257,9 @@
     const d = opts.distortion;
     const glyphs = [...text].map((ch) => ({
       ch: ch, font: `${rng.pick(["bold ", ""])}${Math.round(rng.range(42, 50) - 4 * d)}px ${rng.pick(fonts)}`,
-      angle: rng.range(-1, 1) * (4 + 26 * d), dy: rng.range(-1, 1) * 8 * d, colour: darkColour(),
+      // operators barely tilt: a tilted plus would read as a times sign
+      angle: rng.range(-1, 1) * (OPERATORS.includes(ch) ? 5 : 4 + 26 * d), dy: rng.range(-1, 1) * 8 * d,
+      colour: darkColour(),
     }));
     const widths = glyphs.map((g) => { ctx.font = g.font; return ctx.measureText(g.ch).width; });
     const spacing = 1 - 0.1 * d;

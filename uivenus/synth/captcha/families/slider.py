@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from uivenus.actions.space import Drag
 from uivenus.synth.captcha.base import Challenge, Level, Rng, register_family
-from uivenus.synth.captcha.card import CANVAS_WIDTH, Controls, layout_card, slider_travel
+from uivenus.synth.captcha.card import (
+    CANVAS_WIDTH,
+    Controls,
+    layout_card,
+    slider_travel,
+)
 
 CANVAS_HEIGHT = 170
 PIECE = 44

@@ -1,0 +1,213 @@
+"""The agent loop end to end on real sandbox apps in real Chromium, recorded in a real trajectory store.
+
+The oracle (the tasks' reference solutions answering in the model grammar) must pass each task's checker
+through the full loop; a tiny random Qwen3-VL must run to the step budget with every malformed reply on
+record; a scripted policy exercises re-asks and fed-back errors; a run killed with SIGKILL keeps its steps.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from typer.testing import CliRunner
+
+from uivenus.actions.coords import Frame
+from uivenus.actions.grammar import ParseError, parse_response
+from uivenus.actions.space import Click, Finished, PressRecent
+from uivenus.agent.loop import LoopConfig, run_episode
+from uivenus.agent.policies import PolicyBase, PolicyError, PolicyReply, PolicyRequest, Sampling, policy_from_spec
+from uivenus.cli import app
+from uivenus.envs.browser import BrowserConfig, BrowserEnv
+from uivenus.envs.sandbox import SandboxServer, check_spec, get_task
+from uivenus.records import Outcome
+from uivenus.store import TrajectoryStore, read_episode, read_run
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[SandboxServer]:
+    with SandboxServer() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def web() -> Iterator[BrowserEnv]:
+    with BrowserEnv(BrowserConfig(mode="desktop")) as env:
+        yield env
+
+
+@pytest.fixture(scope="module")
+def phone() -> Iterator[BrowserEnv]:
+    with BrowserEnv(BrowserConfig(mode="phone")) as env:
+        yield env
+
+
+@pytest.mark.parametrize(("task_id", "layout"), [
+    ("contacts/add_contact", "web"),
+    ("settings/wifi_off_bluetooth_on", "phone"),
+    ("mail/archive_newsletter", "phone"),
+])
+def test_oracle_passes_sandbox_tasks_through_the_loop(request, server, tmp_path, task_id, layout) -> None:
+    env = request.getfixturevalue(layout)
+    spec = get_task(task_id).spec(server.base_url, layout)
+    writer = TrajectoryStore(tmp_path).episode("run", "ep", spec)
+    trajectory = run_episode(env, policy_from_spec("oracle"), spec, writer=writer)
+    assert trajectory.outcome is Outcome.FINISHED and isinstance(trajectory.steps[-1].action, Finished)
+    assert check_spec(spec, env.app_state()).passed
+    assert trajectory.verdicts["sandbox"]["passed"]
+    stored = read_episode(tmp_path / "run" / "ep")
+    assert stored.steps == trajectory.steps and stored.outcome is Outcome.FINISHED
+    frame = Frame.relative(*env.screen_size)
+    for step in stored.steps:
+        with Image.open(tmp_path / "run" / "ep" / step.screen) as screen:
+            assert screen.size == env.screen_size
+        # the raw reply is on record and is what produced the stored action (in screen pixels)
+        assert frame.action_to_screen(parse_response(step.response).actions[0]) == step.action
+        assert len(step.info["attempts"]) == 1 and step.info["guard"]["runs"]
+        assert set(step.timings) == {"policy_s", "parse_s", "guard_s", "env_s", "record_s"}
+        assert step.executed and step.error is None
+
+
+@pytest.mark.usefixtures("torch_single_thread")
+def test_tiny_random_model_runs_to_the_budget_recording_malformed_replies(web, server, tmp_path, tiny_qwen3_vl):
+    import torch
+
+    torch.manual_seed(0)
+    spec = get_task("contacts/add_contact").spec(server.base_url, "web")
+    writer = TrajectoryStore(tmp_path).episode("run", "ep", spec)
+    config = LoopConfig(max_steps=3, max_reasks=1, sampling=Sampling(temperature=1.0, max_new_tokens=24, thinking=True))
+    with policy_from_spec(f"hf:{tiny_qwen3_vl}?device=cpu&dtype=float32") as policy:
+        trajectory = run_episode(web, policy, spec, config=config, writer=writer)
+    assert trajectory.outcome is Outcome.MAX_STEPS and len(trajectory.steps) == 3
+    stored = read_episode(tmp_path / "run" / "ep")
+    assert stored.steps == trajectory.steps
+    malformed = 0
+    for step in stored.steps:
+        for attempt in step.info["attempts"]:
+            try:
+                parse_response(attempt["response"], lenient=True)
+            except ParseError as exc:
+                malformed += 1
+                assert attempt["error"] == f"ParseError: {exc}"
+            else:
+                assert attempt["error"] is None
+        if step.action is None:  # no usable reply after the re-ask: the last error is the step's
+            assert len(step.info["attempts"]) == 2 and step.error == step.info["attempts"][-1]["error"]
+            assert step.response == step.info["attempts"][-1]["response"] and not step.executed
+    assert malformed >= 3
+
+
+class Script(PolicyBase):
+    """Answers with the given texts in turn and keeps every request; runs out with a PolicyError."""
+
+    name = "script"
+
+    def __init__(self, *replies: str) -> None:
+        self.replies = list(replies)
+        self.requests: list[PolicyRequest] = []
+
+    def act(self, request: PolicyRequest) -> PolicyReply:
+        self.requests.append(request)
+        if not self.replies:
+            raise PolicyError("the script has no more replies")
+        return PolicyReply(self.replies.pop(0))
+
+
+REPLIES = [
+    "I think I should open the menu",  # no action at all
+    "<action>PressRecent()</action>",  # parses, but phones only
+    "<action>Click(point=(1500, 10))</action>",  # off the 0-999 frame
+    "<think>enough</think><action>Finished(content='done')</action>",
+]
+
+
+def test_bad_replies_are_reasked_and_rejected_actions_fed_back(web, server, tmp_path) -> None:
+    spec = get_task("notes/create_note").spec(server.base_url, "web")
+    script = Script(*REPLIES)
+    trajectory = run_episode(web, script, spec, writer=TrajectoryStore(tmp_path).episode("r", "e", spec))
+    first, second, third = trajectory.steps
+    # step 0: the unparseable reply was answered with its error and asked again; the second try parsed
+    assert [a["response"] for a in first.info["attempts"]] == REPLIES[:2]
+    assert first.info["attempts"][0]["error"].startswith("ParseError") and first.info["attempts"][1]["error"] is None
+    reask = script.requests[1].messages
+    assert reask[-2].role == "assistant" and reask[-2].text == "I think I should open the menu"
+    assert "could not be used" in reask[-1].text and "expected" in reask[-1].text
+    # ... but PressRecent does not exist on the web: rejected, recorded, and told to the model next turn
+    assert isinstance(first.action, PressRecent) and not first.executed and "PlatformMismatchError" in first.error
+    assert "PressRecent() was rejected" in script.requests[2].messages[-1].text
+    # step 1: a point off the relative frame is an error, not a clamp
+    assert second.action is None and second.error.startswith("CoordinateError") and not second.executed
+    assert "was not executed" in script.requests[3].messages[-1].text
+    assert third.executed and trajectory.outcome is Outcome.FINISHED and trajectory.answer == "done"
+    assert not trajectory.verdicts["sandbox"]["passed"]  # finishing without doing the task fails the checker
+
+
+def test_a_failing_policy_ends_the_episode_as_error_without_losing_steps(web, server, tmp_path) -> None:
+    spec = get_task("notes/create_note").spec(server.base_url, "web")
+    script = Script("<action>Click(point=(500, 500))</action>")
+    trajectory = run_episode(web, script, spec, writer=TrajectoryStore(tmp_path).episode("r", "e", spec))
+    assert trajectory.outcome is Outcome.ERROR and "no more replies" in trajectory.metadata["error"]
+    stored = read_episode(tmp_path / "r" / "e")
+    assert [s.executed for s in stored.steps] == [True, False]
+    assert isinstance(stored.steps[0].action, Click) and stored.steps[1].error.startswith("PolicyError")
+    assert (tmp_path / "r" / "e" / stored.steps[1].screen).is_file()
+
+
+_KILLABLE = """
+import sys
+from uivenus.agent.loop import LoopConfig, run_episode
+from uivenus.agent.policies import policy_from_spec
+from uivenus.envs.registry import make_env
+from uivenus.envs.sandbox import get_task
+from uivenus.store import TrajectoryStore
+
+task = get_task("shop/buy_blue_mugs")
+with make_env("sandbox:shop") as env:
+    spec = task.spec(env.base_url, env.layout)
+    writer = TrajectoryStore(sys.argv[1]).episode("run", "ep", spec)
+    run_episode(env, policy_from_spec("oracle"), spec, config=LoopConfig(guard="allow"), writer=writer)
+"""
+
+
+def test_a_run_killed_mid_episode_keeps_its_completed_steps(tmp_path) -> None:
+    process = subprocess.Popen([sys.executable, "-c", _KILLABLE, str(tmp_path)], cwd=REPO, start_new_session=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    steps_file = tmp_path / "run" / "ep" / "steps.jsonl"
+    deadline = time.monotonic() + 120
+    try:
+        while time.monotonic() < deadline and process.poll() is None:
+            if steps_file.exists() and steps_file.read_bytes().count(b"\n") >= 2:
+                break
+            time.sleep(0.05)
+        assert process.poll() is None, process.stderr.read().decode()[-2000:]
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)  # the loop and its Chromium, mid-episode
+        process.wait()
+    trajectory = read_episode(tmp_path / "run" / "ep")
+    assert trajectory.outcome is Outcome.INCOMPLETE and not (tmp_path / "run" / "ep" / "episode.json").exists()
+    assert 2 <= len(trajectory.steps) < 20
+    for step in trajectory.steps:
+        assert step.action is not None and step.response and (tmp_path / "run" / "ep" / step.screen).is_file()
+
+
+def test_cli_runs_a_bundled_task_and_prints_the_verdict(tmp_path) -> None:
+    result = CliRunner().invoke(app, ["run", "--task", "sandbox:contacts/add_contact", "--policy", "oracle",
+                                      "--out", str(tmp_path), "--run-id", "r1", "--max-steps", "12"])
+    assert result.exit_code == 0, result.output
+    assert "sandbox checker PASSED" in result.output and "outcome finished" in result.output
+    (trajectory,) = read_run(tmp_path / "r1")
+    assert trajectory.outcome is Outcome.FINISHED and trajectory.verdicts["sandbox"]["passed"]
+    assert trajectory.metadata["config"]["max_steps"] == 12
+
+    bad = CliRunner().invoke(app, ["run", "--task", "sandbox:contacts/nope", "--policy", "oracle",
+                                   "--out", str(tmp_path)])
+    assert bad.exit_code == 1 and "no sandbox task" in bad.output

@@ -1,0 +1,181 @@
+"""The Stage II and III losses against answers worked out by hand or in closed form."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from uivenus.train.losses import (
+    ActionCorrectness, LossError, action_aware_weights, clipped_pg_loss, group_advantages, kl_penalty, mopd_loss,
+    reverse_kl_advantages, sequence_mean, truncated_importance_weights,
+)
+
+
+def test_grpo_normalises_each_group_by_its_mean_and_unbiased_std() -> None:
+    adv = group_advantages(torch.tensor([1.0, 0.0, 0.0, 1.0]), 4, "grpo", eps=0.0)
+    std = math.sqrt(4 * 0.25 / 3)  # deviations of ±0.5, unbiased over 4 samples
+    assert adv.tolist() == pytest.approx([0.5 / std, -0.5 / std, -0.5 / std, 0.5 / std])
+    alike = group_advantages(torch.tensor([3.0, 0.0, 2.0, 2.0, 2.0, 2.0]), 3)
+    assert alike[3:].tolist() == [0.0] * 3  # a group that all scored alike teaches nothing
+
+
+def test_rloo_subtracts_the_mean_of_the_other_samples() -> None:
+    adv = group_advantages(torch.tensor([1.0, 0.0, 0.0, 1.0, 3.0, 1.0]), 3, "rloo")
+    # group 1: [1,0,0] -> 1-0, 0-0.5, 0-0.5 ; group 2: [1,3,1] -> 1-2, 3-1, 1-2
+    assert adv.tolist() == pytest.approx([1.0, -0.5, -0.5, -1.0, 2.0, -1.0])
+
+
+def test_group_advantages_refuse_ragged_groups_and_unknown_methods() -> None:
+    with pytest.raises(LossError, match="whole groups"):
+        group_advantages(torch.zeros(5), 2)
+    with pytest.raises(LossError, match="grpo, rloo"):
+        group_advantages(torch.zeros(4), 2, "ppo")
+
+
+def test_clipped_pg_loss_by_hand() -> None:
+    old = torch.zeros(2, 3)
+    # ratios 1.5 and 0.5 with A=+1 (row 0) and A=-1 (row 1); the last token of row 1 is padding
+    logp = torch.log(torch.tensor([[1.5, 0.5, 1.0], [1.5, 0.5, 9.0]])).requires_grad_()
+    mask = torch.tensor([[1, 1, 1], [1, 1, 0]])
+    loss = clipped_pg_loss(logp, old, torch.tensor([1.0, -1.0]), mask, clip_eps=0.2)
+    # row 0: min(1.5, 1.2)=1.2, min(0.5, 0.8)=0.5, 1.0 -> mean 2.7/3 ; row 1: min(-1.5,-1.2)=-1.5, min(-0.5,-0.8)=-0.8
+    expected = -((1.2 + 0.5 + 1.0) / 3 + (-1.5 - 0.8) / 2) / 2
+    assert loss.item() == pytest.approx(expected)
+    loss.backward()
+    grad = logp.grad
+    assert grad[0, 0] == 0 and grad[1, 1] == 0 and grad[1, 2] == 0  # clipped tokens and padding get no gradient
+    assert grad[0, 1] == pytest.approx(-0.5 / 3 / 2) and grad[1, 0] == pytest.approx(1.5 / 2 / 2)
+
+
+def test_clip_higher_widens_only_the_upper_bound() -> None:
+    logp = torch.log(torch.tensor([[1.5]]))
+    loss = clipped_pg_loss(logp, torch.zeros(1, 1), torch.tensor([1.0]), torch.ones(1, 1), 0.2, clip_eps_high=0.28)
+    assert loss.item() == pytest.approx(-1.28)
+
+
+def test_kl_penalty_estimators_by_hand() -> None:
+    logp, ref = torch.tensor([[math.log(0.5), math.log(0.2)]]), torch.tensor([[math.log(0.25), math.log(0.2)]])
+    mask = torch.ones(1, 2)
+    d = math.log(0.25) - math.log(0.5)
+    assert kl_penalty(logp, ref, mask, "k3").item() == pytest.approx((math.exp(d) - d - 1) / 2)
+    assert kl_penalty(logp, ref, mask, "k1").item() == pytest.approx(-d / 2)
+    assert kl_penalty(logp, ref, mask, "k2").item() == pytest.approx(0.5 * d * d / 2)
+    with pytest.raises(LossError, match="k1, k2, k3"):
+        kl_penalty(logp, ref, mask, "k4")
+
+
+def test_sequence_mean_weighs_each_response_alike_whatever_its_length() -> None:
+    values = torch.tensor([[1.0, 1.0, 1.0, 1.0], [4.0, 0.0, 0.0, 0.0]])
+    mask = torch.tensor([[1, 1, 1, 1], [1, 0, 0, 0]])
+    assert sequence_mean(values, mask).item() == pytest.approx((1.0 + 4.0) / 2)
+
+
+def test_truncated_importance_weights_drop_tokens_outside_the_range() -> None:
+    ratios = torch.tensor([[0.3, 0.5, 1.0, 2.0, 2.5]])
+    trainer = torch.log(ratios).requires_grad_()
+    w = truncated_importance_weights(trainer, torch.zeros_like(ratios), eps_low=0.5, eps_high=2.0)
+    assert w.tolist()[0] == pytest.approx([0.0, 0.5, 1.0, 2.0, 0.0])  # zero outside, not clipped to the bound
+    assert not w.requires_grad  # a stop-gradient weight
+    with pytest.raises(LossError, match="eps_low"):
+        truncated_importance_weights(trainer, trainer, eps_low=1.5, eps_high=2.0)
+
+
+# --- action-aware weights on hand-built spans --------------------------------------------------------
+
+# completion tokens: <think> a b </think> <action> Cl ick ( point = ( 1 , 2 ) ) </action> <pad>
+THINK = [1, 1, 1, 1] + [0] * 13
+TYPE = [0] * 5 + [1, 1] + [0] * 10
+PARAMS = [0] * 8 + [1] * 7 + [0] * 2
+REAL = [1] * 16 + [0]
+
+
+def _spans(rows: int) -> dict[str, torch.Tensor]:
+    return {name: torch.tensor([mask] * rows, dtype=torch.bool)
+            for name, mask in (("think", THINK), ("action_type", TYPE), ("params", PARAMS))}
+
+
+def test_action_aware_weights_follow_the_action_structure() -> None:
+    kinds = [ActionCorrectness.CORRECT, ActionCorrectness.PARAM_WRONG, ActionCorrectness.TYPE_WRONG,
+             ActionCorrectness.UNPARSEABLE]
+    w = action_aware_weights(_spans(4), kinds, think_weight=0.1, mask=torch.tensor([REAL] * 4))
+    correct, param_wrong, type_wrong, unparseable = w.tolist()
+    assert correct == [0.0] * 17
+    assert param_wrong == pytest.approx([0.1 * t + p for t, p in zip(THINK, PARAMS)])  # parameters (+ think) only
+    assert type_wrong == pytest.approx([0.1 * t + y for t, y in zip(THINK, TYPE)])  # type tokens, not parameters
+    assert unparseable == [float(r) for r in REAL]  # the whole completion, never the padding
+    zero_think = action_aware_weights(_spans(1), ["param_wrong"], think_weight=0.0, mask=torch.tensor([REAL]))
+    assert zero_think[0].tolist() == [float(p) for p in PARAMS]
+
+
+def test_action_aware_weights_check_their_inputs() -> None:
+    with pytest.raises(LossError, match="one correctness per response"):
+        action_aware_weights(_spans(2), ["correct"], mask=torch.tensor([REAL] * 2))
+    with pytest.raises(LossError, match="missing"):
+        action_aware_weights({"think": torch.zeros(1, 17)}, ["correct"], mask=torch.tensor([REAL]))
+
+
+# --- MOPD -----------------------------------------------------------------------------------------
+
+def _exact_kl_grad(logits: torch.Tensor, teacher_logp: torch.Tensor) -> torch.Tensor:
+    theta = logits.detach().clone().requires_grad_()
+    logp = theta.log_softmax(-1)
+    kl = (logp.exp() * (logp - teacher_logp)).sum()  # Σ_positions KL(π_θ‖π_T), exact
+    (grad,) = torch.autograd.grad(kl, theta)
+    return grad
+
+
+def _mopd_grad_by_enumeration(logits: torch.Tensor, teacher_logp: torch.Tensor, sampler_logp: torch.Tensor,
+                              eps_low: float = 0.0, eps_high: float = 1e9) -> torch.Tensor:
+    """∇ of the expected MOPD loss under the sampler μ, taken exactly: every token of every position is one
+    one-token "response" of the batch, weighted by μ(y) times the batch size (undoing the batch mean)."""
+    positions, vocab = logits.shape
+    theta = logits.detach().clone().requires_grad_()
+    student = theta.log_softmax(-1).reshape(-1, 1)  # (positions·vocab, 1): response (p, y) is token y at p
+    mu = sampler_logp.reshape(-1, 1)
+    batch = positions * vocab
+    weights = mu.exp() * batch
+    loss = mopd_loss(student, teacher_logp.reshape(-1, 1), mu, torch.ones(batch, 1), weights,
+                     eps_low=eps_low, eps_high=eps_high)
+    (grad,) = torch.autograd.grad(loss, theta)
+    return grad
+
+
+def test_mopd_gradient_on_policy_equals_the_reverse_kl_gradient() -> None:
+    torch.manual_seed(0)
+    logits, teacher_logp = torch.randn(3, 7), torch.randn(3, 7).log_softmax(-1)
+    on_policy = logits.log_softmax(-1)
+    assert torch.allclose(_mopd_grad_by_enumeration(logits, teacher_logp, on_policy),
+                          _exact_kl_grad(logits, teacher_logp), atol=1e-6)
+    # and in closed form: ∂KL/∂z_i = π_i (log π_i/π_T,i − KL) per position
+    kl = (on_policy.exp() * (on_policy - teacher_logp)).sum(-1, keepdim=True)
+    closed = on_policy.exp() * (on_policy - teacher_logp - kl)
+    assert torch.allclose(_exact_kl_grad(logits, teacher_logp), closed, atol=1e-6)
+
+
+def test_mopd_importance_weights_correct_an_off_policy_sampler() -> None:
+    torch.manual_seed(1)
+    logits, teacher_logp = torch.randn(2, 5), torch.randn(2, 5).log_softmax(-1)
+    sampler = (logits + 0.3 * torch.randn(2, 5)).log_softmax(-1)  # a sampler that drifted from the trainer
+    corrected = _mopd_grad_by_enumeration(logits, teacher_logp, sampler)
+    assert torch.allclose(corrected, _exact_kl_grad(logits, teacher_logp), atol=1e-6)
+    truncated = _mopd_grad_by_enumeration(logits, teacher_logp, sampler, eps_low=0.9, eps_high=1.1)
+    assert not torch.allclose(truncated, corrected, atol=1e-4)  # tokens outside the range were dropped
+
+
+def test_mopd_loss_is_zero_where_the_action_aware_weight_is_zero() -> None:
+    student = torch.randn(2, 4).log_softmax(-1).requires_grad_()
+    teacher = torch.randn(2, 4).log_softmax(-1)
+    loss = mopd_loss(student, teacher, student.detach(), torch.ones(2, 4), torch.zeros(2, 4))
+    loss.backward()
+    assert loss.item() == 0 and torch.count_nonzero(student.grad) == 0
+
+
+def test_mopd_outcome_advantage_adds_alpha_times_a_sequence_term() -> None:
+    student = torch.log(torch.tensor([[0.5, 0.25]])).requires_grad_()
+    teacher = student.detach().clone()  # no reverse-KL signal: only the outcome term remains
+    mask = torch.ones(1, 2)
+    loss = mopd_loss(student, teacher, student.detach(), mask, outcome_adv=torch.tensor([2.0]), alpha=0.5)
+    assert loss.item() == pytest.approx(-(1.0 * (math.log(0.5) + math.log(0.25))) / 2)
+    assert reverse_kl_advantages(teacher, student).abs().max() == 0

@@ -1,0 +1,14 @@
+"""`uivenus eval ...`: the evaluation harnesses, one command each."""
+
+from __future__ import annotations
+
+import typer
+
+from uivenus.cli.captcha import eval_captcha
+from uivenus.cli.eval_grounding import grounding
+from uivenus.cli.eval_miniwob import miniwob
+
+app = typer.Typer(help="Evaluate policies: grounding suites, CAPTCHAs, MiniWoB++.", no_args_is_help=True)
+app.command("grounding")(grounding)
+app.command("miniwob")(miniwob)
+app.command("captcha")(eval_captcha)

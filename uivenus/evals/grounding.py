@@ -1,0 +1,764 @@
+"""GUI grounding accuracy: any Policy points at the element an instruction names, on the public benchmark formats.
+
+The same benchmark ships in several box forms (see docs ANCHORS.md), so each annotation format is one entry of
+`GROUNDING_FORMATS` and reads its records into one `GroundingItem` shape; a box that cannot lie on its image is a
+`GroundingDataError`, never a silent guess. Every item is asked through the grounding prompt and messages the
+agent uses (`grounding_messages`), answered by `policy.act_batch`, parsed with `parse_grounding` and brought to
+screen pixels by the item's `Frame`. It scores when the point lies inside the target box or polygon (boxes
+inclusive; polygons by the even-odd rule, as OSWorld-G scores them); refusal items score only on `[-1,-1]`, and a
+reply that does not parse or points off the screen is a miss with its error recorded. Results: accuracy overall
+and by platform, data type, instruction kind and element size; a JSON file, a bar plot and an HTML page of the
+worst misses drawn on their screenshots.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+from PIL import Image, ImageDraw
+
+from uivenus.actions.coords import CoordinateError, Frame, frame_from_options
+from uivenus.actions.grammar import ParseError, format_grounding, parse_grounding
+from uivenus.agent.conversation import grounding_messages
+from uivenus.agent.policies import Mode, Policy, PolicyError, PolicyRequest, policy_from_spec
+from uivenus.agent.policies.oracle import oracle_source
+
+__all__ = [
+    "BREAKDOWNS", "GROUNDING_FORMATS", "MISSES_FILE", "PLOT_FILE", "RESULTS_FILE", "SIZE_BUCKETS", "UNKNOWN",
+    "Box", "BoxForm", "GroundingDataError", "GroundingFormat", "GroundingItem", "Outcome", "Polygon", "Refusal",
+    "Target", "box_from", "breakdown", "evaluate_grounding", "grounding_format", "load_grounding",
+    "plot_accuracy", "score_reply", "size_bucket", "write_misses_page",
+]
+
+RESULTS_FILE = "grounding_results.json"
+PLOT_FILE = "grounding_accuracy.png"
+MISSES_FILE = "misses.html"
+MISSES_DIR = "misses"
+#: What a category field holds when the format does not say.
+UNKNOWN = "unknown"
+#: Pixel boxes may overshoot the image by this much (annotation rounding); more is an impossible box.
+BOX_SLACK_PX = 1.0
+#: Element-size buckets by the target's share of the screen area: (name, upper bound, exclusive).
+SIZE_BUCKETS: tuple[tuple[str, float], ...] = (("tiny", 0.001), ("small", 0.01), ("medium", 0.05), ("large", math.inf))
+#: Misses drawn on the page are scaled down to at most this width.
+_PAGE_IMAGE_WIDTH = 960
+
+
+class GroundingDataError(ValueError):
+    """An annotation file cannot be read as the format it was named as; the message names file, item and fix."""
+
+
+# --- targets ------------------------------------------------------------------------------------
+
+Point = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Box:
+    """An axis-aligned target box in screen pixels; a point on its edge is inside."""
+
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+    kind: ClassVar[str] = "box"
+
+    def contains(self, point: Point) -> bool:
+        return self.x1 <= point[0] <= self.x2 and self.y1 <= point[1] <= self.y2
+
+    @property
+    def area(self) -> float:
+        return (self.x2 - self.x1) * (self.y2 - self.y1)
+
+    @property
+    def bounds(self) -> Box:
+        return self
+
+    def distance(self, point: Point) -> float:
+        """Pixels from `point` to the nearest point of the box (0 inside)."""
+        dx = max(self.x1 - point[0], 0.0, point[0] - self.x2)
+        dy = max(self.y1 - point[1], 0.0, point[1] - self.y2)
+        return math.hypot(dx, dy)
+
+    def reference(self) -> tuple[str, Any]:
+        """The request-context entry the oracle answers from."""
+        return "reference_box", (self.x1, self.y1, self.x2, self.y2)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "box": [self.x1, self.y1, self.x2, self.y2]}
+
+
+@dataclass(frozen=True)
+class Polygon:
+    """A target outline in screen pixels (OSWorld-G); inside by the even-odd rule."""
+
+    points: tuple[Point, ...]
+    kind: ClassVar[str] = "polygon"
+
+    def __post_init__(self) -> None:
+        points = tuple((float(x), float(y)) for x, y in self.points)
+        if len(points) < 3:
+            raise ValueError(f"a polygon needs at least 3 points, got {len(points)}")
+        object.__setattr__(self, "points", points)
+
+    def _edges(self) -> Iterator[tuple[Point, Point]]:
+        return zip(self.points, self.points[1:] + self.points[:1])
+
+    def contains(self, point: Point) -> bool:
+        """Even-odd ray casting: a ray to the right crosses the outline an odd number of times."""
+        x, y = point
+        inside = False
+        for (xi, yi), (xj, yj) in self._edges():
+            if (yi > y) != (yj > y) and x < (xj - xi) * (y - yi) / (yj - yi) + xi:
+                inside = not inside
+        return inside
+
+    @property
+    def area(self) -> float:
+        """Shoelace formula."""
+        return abs(sum(xi * yj - xj * yi for (xi, yi), (xj, yj) in self._edges())) / 2
+
+    @property
+    def bounds(self) -> Box:
+        xs, ys = [p[0] for p in self.points], [p[1] for p in self.points]
+        return Box(min(xs), min(ys), max(xs), max(ys))
+
+    def distance(self, point: Point) -> float:
+        if self.contains(point):
+            return 0.0
+        return min(_segment_distance(point, a, b) for a, b in self._edges())
+
+    def interior_point(self) -> Point:
+        """A point well inside (the middle of the widest inside run of a few horizontal scanlines)."""
+        bounds = self.bounds
+        best: tuple[float, Point] | None = None
+        for fraction in (0.5, 0.25, 0.75, 0.125, 0.375, 0.625, 0.875):
+            y = bounds.y1 + fraction * (bounds.y2 - bounds.y1)
+            crossings = sorted(xi + (y - yi) * (xj - xi) / (yj - yi)
+                               for (xi, yi), (xj, yj) in self._edges() if (yi > y) != (yj > y))
+            for left, right in zip(crossings[::2], crossings[1::2]):
+                if best is None or right - left > best[0]:
+                    best = (right - left, ((left + right) / 2, y))
+        if best is None:
+            raise ValueError(f"the polygon {self.points} encloses no area")
+        return best[1]
+
+    def reference(self) -> tuple[str, Any]:
+        return "reference_polygon", self.points
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "points": [list(p) for p in self.points]}
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """No element matches the instruction: the right answer is `[-1,-1]`."""
+
+    kind: ClassVar[str] = "refusal"
+    area: ClassVar[float] = 0.0
+
+    def contains(self, point: Point) -> bool:
+        return False
+
+    def reference(self) -> tuple[str, Any]:
+        return "reference_refusal", True
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind}
+
+
+Target = Box | Polygon | Refusal
+
+
+def _segment_distance(p: Point, a: Point, b: Point) -> float:
+    (px, py), (ax, ay), (bx, by) = p, a, b
+    dx, dy = bx - ax, by - ay
+    length = dx * dx + dy * dy
+    t = 0.0 if length == 0 else max(0.0, min(1.0, ((px - ax) * dx + (py - ay) * dy) / length))
+    return math.hypot(px - ax - t * dx, py - ay - t * dy)
+
+
+def size_bucket(target: Target, img_size: tuple[int, int]) -> str:
+    """tiny / small / medium / large by the target's share of the screen; "none" for refusal items."""
+    if isinstance(target, Refusal):
+        return "none"
+    fraction = target.area / (img_size[0] * img_size[1])
+    return next(name for name, upper in SIZE_BUCKETS if fraction < upper)
+
+
+@oracle_source("reference_polygon")
+def _polygon_oracle(context: Mapping[str, Any]) -> str:
+    """The oracle's answer for a polygon target: a point inside it (its bounding-box centre may lie outside)."""
+    frame = context.get("frame") or Frame.relative(*context["screen_size"])
+    try:
+        return format_grounding(frame.to_model(Polygon(context["reference_polygon"]).interior_point()))
+    except (CoordinateError, ValueError) as exc:
+        raise PolicyError(f"the reference polygon has no on-screen interior point: {exc}") from None
+
+
+# --- items and box forms ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class GroundingItem:
+    """One instruction on one screenshot, with its target in the screenshot's pixels."""
+
+    id: str
+    image: Path
+    instruction: str
+    target: Target
+    img_size: tuple[int, int]
+    platform: str = UNKNOWN
+    data_type: str = UNKNOWN
+    instruction_kind: str = UNKNOWN
+    source: Mapping[str, Any] = field(default_factory=dict, compare=False)  # the annotation record as read
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "image", Path(self.image))
+        object.__setattr__(self, "img_size", (int(self.img_size[0]), int(self.img_size[1])))
+        object.__setattr__(self, "source", MappingProxyType(dict(self.source)))
+
+    @property
+    def element_size(self) -> str:
+        return size_bucket(self.target, self.img_size)
+
+
+class BoxForm(StrEnum):
+    """How four numbers describe a box."""
+
+    XYXY = "xyxy"  # [x1, y1, x2, y2] pixels
+    XYWH = "xywh"  # [x, y, width, height] pixels
+    NORMALIZED_XYXY = "normalized-xyxy"  # [x1, y1, x2, y2] as fractions of the image size
+
+
+_TO_XYXY: Mapping[BoxForm, Callable[[Sequence[float], tuple[int, int]], tuple[float, float, float, float]]] = {
+    BoxForm.XYXY: lambda b, _: (b[0], b[1], b[2], b[3]),
+    BoxForm.XYWH: lambda b, _: (b[0], b[1], b[0] + b[2], b[1] + b[3]),
+    BoxForm.NORMALIZED_XYXY: lambda b, s: (b[0] * s[0], b[1] * s[1], b[2] * s[0], b[3] * s[1]),
+}
+
+
+def _box_problem(numbers: Sequence[float], form: BoxForm, size: tuple[int, int]) -> str | None:
+    """Why `numbers` read as `form` cannot be a box on an image of `size`, or None when they can."""
+    if len(numbers) != 4 or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                                    for v in numbers):
+        return "a box must be 4 finite numbers"
+    if form is BoxForm.NORMALIZED_XYXY and not all(0 <= v <= 1 for v in numbers):
+        return "normalised coordinates must lie in 0..1"
+    if form is not BoxForm.NORMALIZED_XYXY and max(size) > 1 and all(0 <= v <= 1 for v in numbers):
+        return "all four numbers lie in 0..1, which looks normalised"
+    x1, y1, x2, y2 = _TO_XYXY[form](numbers, size)
+    width, height = size
+    if not (x1 < x2 and y1 < y2):
+        return f"it spans ({x1:g}, {y1:g})-({x2:g}, {y2:g}), which has no area"
+    if x1 < -BOX_SLACK_PX or y1 < -BOX_SLACK_PX or x2 > width + BOX_SLACK_PX or y2 > height + BOX_SLACK_PX:
+        return f"it spans ({x1:g}, {y1:g})-({x2:g}, {y2:g}), outside the {width}x{height} image"
+    return None
+
+
+def box_from(numbers: Sequence[float], form: BoxForm | str, size: tuple[int, int]) -> Box:
+    """The pixel box `numbers` describe in `form` on an image of `size`; ValueError (naming forms that fit) if impossible."""
+    form = BoxForm(form)
+    numbers = list(numbers)
+    problem = _box_problem(numbers, form, size)
+    if problem is not None:
+        fits = [other.value for other in BoxForm if other is not form and _box_problem(numbers, other, size) is None]
+        hint = f"; as {' or '.join(fits)} it would fit, so check the box form" if fits else ""
+        raise ValueError(f"box {numbers} read as {form.value} is impossible: {problem}{hint}")
+    x1, y1, x2, y2 = _TO_XYXY[form](numbers, size)
+    return Box(max(x1, 0.0), max(y1, 0.0), min(x2, float(size[0])), min(y2, float(size[1])))
+
+
+# --- annotation formats -------------------------------------------------------------------------
+
+class _Record:
+    """One annotation record being read: where it came from (for errors) and how to reach its image."""
+
+    def __init__(self, data: Mapping[str, Any], file: Path, index: int, images: Path, box_form: BoxForm,
+                 sizes: dict[Path, tuple[int, int]]):
+        self.data, self.file, self.index, self.images, self.box_form, self._sizes = data, file, index, images, box_form, sizes
+
+    def error(self, message: str) -> GroundingDataError:
+        return GroundingDataError(f"{self.file} item {self.index}: {message}")
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self.data:
+            raise self.error(f"missing field {key!r} (has {', '.join(sorted(self.data)) or 'no fields'})")
+        return self.data[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        value = self.data.get(key)
+        return default if value is None or value == "" else value
+
+    def item_id(self) -> str:
+        return str(self.get("id", f"{self.file.stem}:{self.index}"))
+
+    def image(self, name: str, declared: Sequence[int] | None = None) -> tuple[Path, tuple[int, int]]:
+        """The image's path and its real (width, height); a declared size that disagrees is an error."""
+        path = self.images / name
+        if path not in self._sizes:
+            if not path.is_file():
+                raise self.error(f"image {path} not found; pass the folder holding {name!r} as the images folder")
+            with Image.open(path) as image:
+                self._sizes[path] = image.size
+        size = self._sizes[path]
+        if declared is not None and tuple(int(v) for v in declared) != size:
+            raise self.error(f"the record says the image is {list(declared)} but {path} is {list(size)}")
+        return path, size
+
+    def box(self, numbers: Sequence[float], form: BoxForm, size: tuple[int, int]) -> Box:
+        try:
+            return box_from(numbers, form, size)
+        except (ValueError, TypeError) as exc:
+            raise self.error(str(exc)) from None
+
+    def polygon(self, numbers: Sequence[float], size: tuple[int, int]) -> Polygon:
+        if len(numbers) < 6 or len(numbers) % 2:
+            raise self.error(f"a polygon needs an even count (>= 6) of numbers x1, y1, x2, y2, …; got {len(numbers)}")
+        points = tuple(zip(numbers[::2], numbers[1::2]))
+        width, height = size
+        if any(not (-BOX_SLACK_PX <= x <= width + BOX_SLACK_PX and -BOX_SLACK_PX <= y <= height + BOX_SLACK_PX)
+               for x, y in points):
+            raise self.error(f"polygon {list(numbers)} leaves the {width}x{height} image")
+        polygon = Polygon(points)
+        if polygon.area <= 0:
+            raise self.error(f"polygon {list(numbers)} encloses no area")
+        return polygon
+
+
+FormatReader = Callable[[_Record], GroundingItem]
+
+
+@dataclass(frozen=True)
+class GroundingFormat:
+    """How one annotation format's records become items; `box_form` None means the caller must name it."""
+
+    name: str
+    read: FormatReader
+    box_form: BoxForm | None
+    description: str
+
+
+#: Annotation formats by name (`--format`).
+GROUNDING_FORMATS: dict[str, GroundingFormat] = {}
+
+
+def grounding_format(name: str, box_form: BoxForm | None, description: str) -> Callable[[FormatReader], FormatReader]:
+    """Register a reader for the annotation format `name`."""
+    def decorate(read: FormatReader) -> FormatReader:
+        GROUNDING_FORMATS[name] = GroundingFormat(name, read, box_form, description)
+        return read
+
+    return decorate
+
+
+def _positive_or_negative(target: Target) -> str:
+    return "negative" if isinstance(target, Refusal) else "positive"
+
+
+def _screenspot_platform(rec: _Record) -> str:
+    """ScreenSpot ships one file per platform: screenspot_mobile.json, screenspot_web_v2.json, …"""
+    stem = rec.file.stem.lower()
+    if stem.startswith("screenspot_"):
+        return stem.removeprefix("screenspot_").removesuffix("_v2")
+    return UNKNOWN
+
+
+def _screenspot(rec: _Record) -> GroundingItem:
+    path, size = rec.image(rec["img_filename"])
+    target = rec.box(rec["bbox"], rec.box_form, size)
+    return GroundingItem(id=rec.item_id(), image=path, instruction=str(rec["instruction"]), target=target,
+                         img_size=size, platform=str(rec.get("platform", _screenspot_platform(rec))),
+                         data_type=str(rec.get("data_type", UNKNOWN)), instruction_kind="positive",
+                         source=rec.data)
+
+
+grounding_format("screenspot", BoxForm.XYWH,
+                 "ScreenSpot (SeeClick): img_filename, bbox [x, y, w, h] px, instruction, data_type, data_source")(
+    _screenspot)
+grounding_format("screenspot-v2", None,
+                 "ScreenSpot-v2: ScreenSpot's fields; copies differ in box form, so --box-form is required")(
+    _screenspot)
+
+
+@grounding_format("screenspot-pro", BoxForm.XYXY,
+                  "ScreenSpot-Pro: img_filename, bbox [x1, y1, x2, y2] px, instruction, application, platform, "
+                  "ui_type, group, img_size; gt_type 'negative' items expect a refusal")
+def _screenspot_pro(rec: _Record) -> GroundingItem:
+    path, size = rec.image(rec["img_filename"], rec.get("img_size"))
+    negative = rec.get("gt_type") == "negative"
+    target: Target = Refusal() if negative else rec.box(rec["bbox"], rec.box_form, size)
+    return GroundingItem(id=rec.item_id(), image=path, instruction=str(rec["instruction"]), target=target,
+                         img_size=size, platform=str(rec.get("platform", UNKNOWN)),
+                         data_type=str(rec.get("ui_type", UNKNOWN)), instruction_kind=_positive_or_negative(target),
+                         source=rec.data)
+
+
+#: OSWorld-G's box types. Its `bbox` coordinates are [x, y, w, h] px (its scorer reads [x, y] and [w, h]).
+_OSWORLD_TARGETS: Mapping[str, Callable[[_Record, tuple[int, int]], Target]] = {
+    "bbox": lambda rec, size: rec.box(rec["box_coordinates"], BoxForm.XYWH, size),
+    "polygon": lambda rec, size: rec.polygon(rec["box_coordinates"], size),
+    "refusal": lambda rec, size: Refusal(),
+}
+
+
+@grounding_format("osworld-g", BoxForm.XYWH,
+                  "OSWorld-G: image_path, image_size, instruction, box_type bbox ([x, y, w, h] px) / polygon "
+                  "(x1, y1, …, xn, yn px) / refusal, box_coordinates")
+def _osworld_g(rec: _Record) -> GroundingItem:
+    path, size = rec.image(rec["image_path"], rec.get("image_size"))
+    box_type = rec["box_type"]
+    if box_type not in _OSWORLD_TARGETS:
+        raise rec.error(f"unknown box_type {box_type!r}; OSWorld-G uses {', '.join(_OSWORLD_TARGETS)}")
+    target = _OSWORLD_TARGETS[box_type](rec, size)
+    return GroundingItem(id=rec.item_id(), image=path, instruction=str(rec["instruction"]), target=target,
+                         img_size=size, platform=str(rec.get("platform", "linux")),
+                         data_type=str(rec.get("data_type", UNKNOWN)), instruction_kind=_positive_or_negative(target),
+                         source=rec.data)
+
+
+@grounding_format("uivenus", BoxForm.XYXY,
+                  "uivenus synth grounding output: ScreenSpot-v2 fields with bbox [x1, y1, x2, y2] px, plus "
+                  "platform, img_size, instruction_kind, negative")
+def _uivenus(rec: _Record) -> GroundingItem:
+    path, size = rec.image(rec["img_filename"], rec.get("img_size"))
+    target: Target = Refusal() if rec["negative"] else rec.box(rec["bbox"], rec.box_form, size)
+    return GroundingItem(id=rec.item_id(), image=path, instruction=str(rec["instruction"]), target=target,
+                         img_size=size, platform=str(rec.get("platform", UNKNOWN)),
+                         data_type=str(rec.get("data_type", UNKNOWN)),
+                         instruction_kind=str(rec.get("instruction_kind", _positive_or_negative(target))),
+                         source=rec.data)
+
+
+def _annotation_files(data: Path) -> list[Path]:
+    if data.is_dir():
+        files = sorted(data.glob("*.json"))
+        if not files:
+            raise GroundingDataError(f"{data} holds no *.json annotation files")
+        return files
+    if not data.is_file():
+        raise GroundingDataError(f"annotations {data} not found")
+    return [data]
+
+
+def _resolve_box_form(spec: GroundingFormat, box_form: BoxForm | str | None) -> BoxForm:
+    forms = ", ".join(f.value for f in BoxForm)
+    try:
+        chosen = None if box_form is None else BoxForm(box_form)
+    except ValueError:
+        raise GroundingDataError(f"unknown box form {box_form!r}; use one of {forms}") from None
+    if spec.box_form is None:
+        if chosen is None:
+            raise GroundingDataError(f"format {spec.name!r} ships in several box forms; say which with "
+                                     f"box_form / --box-form ({forms})")
+        return chosen
+    if chosen is not None and chosen is not spec.box_form:
+        raise GroundingDataError(f"format {spec.name!r} always stores boxes as {spec.box_form.value}; drop the box "
+                                 f"form, or use format 'screenspot-v2' to choose one")
+    return spec.box_form
+
+
+def load_grounding(data: Path | str, images: Path | str | None = None, format: str = "uivenus",
+                   box_form: BoxForm | str | None = None) -> list[GroundingItem]:
+    """Read an annotation file (or every *.json in a folder) of `format`; images resolve under `images`.
+
+    `images` defaults to the annotations' folder's `images/` subfolder when there is one, else that folder.
+    """
+    if format not in GROUNDING_FORMATS:
+        raise GroundingDataError(f"unknown grounding format {format!r}; known: {', '.join(GROUNDING_FORMATS)}")
+    spec = GROUNDING_FORMATS[format]
+    form = _resolve_box_form(spec, box_form)
+    data = Path(data)
+    files = _annotation_files(data)
+    if images is None:
+        folder = data if data.is_dir() else data.parent
+        images = folder / "images" if (folder / "images").is_dir() else folder
+    images = Path(images)
+    sizes: dict[Path, tuple[int, int]] = {}
+    items: list[GroundingItem] = []
+    for file in files:
+        try:
+            records = json.loads(file.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise GroundingDataError(f"{file} is not valid JSON: {exc}") from None
+        if not isinstance(records, list):
+            raise GroundingDataError(f"{file} must hold a JSON list of {format} records")
+        for index, record in enumerate(records):
+            if not isinstance(record, Mapping):
+                raise GroundingDataError(f"{file} item {index}: expected a JSON object, got {type(record).__name__}")
+            items.append(spec.read(_Record(record, file, index, images, form, sizes)))
+    return items
+
+
+# --- scoring ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one reply scored: the point in screen pixels (None: refused or unusable), and why it is unusable."""
+
+    hit: bool
+    point: tuple[int, int] | None = None
+    refused: bool = False
+    error: str | None = None
+
+
+def score_reply(target: Target, frame: Frame, text: str) -> Outcome:
+    """Parse a grounding reply, bring it to screen pixels and test it against the target."""
+    try:
+        answer = parse_grounding(text)
+    except ParseError as exc:
+        return Outcome(hit=False, error=f"ParseError: {exc}")
+    if answer.refused:
+        return Outcome(hit=isinstance(target, Refusal), refused=True)
+    try:
+        point = frame.to_screen(answer.point)
+    except CoordinateError as exc:
+        return Outcome(hit=False, error=f"CoordinateError: {exc}")
+    return Outcome(hit=target.contains(point), point=point)
+
+
+def _miss_severity(item: GroundingItem, outcome: Outcome) -> float:
+    """How bad a miss is, 0..1: distance to the target over the screen diagonal; 1 for a wrong kind of answer."""
+    if outcome.point is None or isinstance(item.target, Refusal):
+        return 1.0
+    return item.target.distance(outcome.point) / math.hypot(*item.img_size)
+
+
+#: Breakdown tables: dimension name -> the category of an item.
+BREAKDOWNS: Mapping[str, Callable[[GroundingItem], str]] = MappingProxyType({
+    "platform": lambda item: item.platform,
+    "data_type": lambda item: item.data_type,
+    "instruction_kind": lambda item: item.instruction_kind,
+    "element_size": lambda item: item.element_size,
+})
+
+
+def _rate(hits: int, n: int) -> dict[str, Any]:
+    return {"n": n, "hits": hits, "accuracy": hits / n if n else 0.0}
+
+
+def breakdown(items: Sequence[GroundingItem], hits: Sequence[bool]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Accuracy per category of every `BREAKDOWNS` dimension, categories sorted by name."""
+    tables: dict[str, dict[str, dict[str, Any]]] = {}
+    for dimension, category_of in BREAKDOWNS.items():
+        counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        for item, hit in zip(items, hits, strict=True):
+            cell = counts[category_of(item)]
+            cell[0] += bool(hit)
+            cell[1] += 1
+        tables[dimension] = {name: _rate(*counts[name]) for name in sorted(counts)}
+    return tables
+
+
+# --- running a policy ---------------------------------------------------------------------------
+
+def _request(item: GroundingItem, image: Image.Image, frame: Frame) -> PolicyRequest:
+    key, value = item.target.reference()
+    context = {key: value, "screen_size": item.img_size, "screenshot": image, "instruction": item.instruction,
+               "frame": frame, "platform": item.platform}
+    return PolicyRequest(messages=grounding_messages(image, item.instruction, frame), mode=Mode.GROUNDING,
+                         context=context)
+
+
+def _open(item: GroundingItem) -> Image.Image:
+    with Image.open(item.image) as image:
+        rgb = image.convert("RGB")
+    if rgb.size != item.img_size:
+        raise GroundingDataError(f"{item.image} is {rgb.size[0]}x{rgb.size[1]} but item {item.id} says "
+                                 f"{item.img_size[0]}x{item.img_size[1]}")
+    return rgb
+
+
+def _run_batch(items: Sequence[GroundingItem], policy: Policy, frame_kind: str) -> list[tuple[str, Outcome]]:
+    """Ask the policy about a batch of items; every item gets its reply text and outcome."""
+    frames = [frame_from_options(frame_kind, *item.img_size) for item in items]
+    requests = [_request(item, _open(item), frame) for item, frame in zip(items, frames)]
+    try:
+        replies = policy.act_batch(requests)
+        if len(replies) != len(requests):
+            raise PolicyError(f"act_batch answered {len(replies)} replies to {len(requests)} requests")
+    except PolicyError as exc:
+        return [("", Outcome(hit=False, error=f"PolicyError: {exc}")) for _ in items]
+    return [(reply.text, score_reply(item.target, frame, reply.text))
+            for item, frame, reply in zip(items, frames, replies)]
+
+
+def _batches(items: Sequence[GroundingItem], size: int) -> list[tuple[int, Sequence[GroundingItem]]]:
+    return [(start, items[start:start + size]) for start in range(0, len(items), size)]
+
+
+def _run_all(items: Sequence[GroundingItem], policy: Policy, frame_kind: str, batch_size: int, workers: int,
+             advance: Callable[[int], None]) -> list[tuple[str, Outcome]]:
+    results: list[tuple[str, Outcome] | None] = [None] * len(items)
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="uivenus-grounding") as pool:
+        futures = {pool.submit(_run_batch, batch, policy, frame_kind): (start, len(batch))
+                   for start, batch in _batches(items, batch_size)}
+        try:
+            for future in as_completed(futures):
+                start, count = futures[future]
+                results[start:start + count] = future.result()
+                advance(count)
+        except BaseException:  # a data error or Ctrl-C: drop the batches not yet started
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+    return [r for r in results if r is not None]
+
+
+def _with_progress(total: int, label: str, show: bool,
+                   work: Callable[[Callable[[int], None]], list[tuple[str, Outcome]]]) -> list[tuple[str, Outcome]]:
+    if not show:
+        return work(lambda _: None)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn())
+    with Progress(*columns) as bar:
+        task = bar.add_task(label, total=total)
+        return work(lambda n: bar.advance(task, n))
+
+
+def _item_record(item: GroundingItem, response: str, outcome: Outcome) -> dict[str, Any]:
+    return {
+        "id": item.id, "image": str(item.image), "instruction": item.instruction, "platform": item.platform,
+        "data_type": item.data_type, "instruction_kind": item.instruction_kind, "element_size": item.element_size,
+        "img_size": list(item.img_size), "target": item.target.to_dict(), "response": response,
+        "point": list(outcome.point) if outcome.point is not None else None, "refused": outcome.refused,
+        "hit": outcome.hit, "error": outcome.error,
+        "miss_severity": None if outcome.hit else round(_miss_severity(item, outcome), 4),
+    }
+
+
+def evaluate_grounding(items: Sequence[GroundingItem], policy: Policy | str, out_dir: Path | str,
+                       frame_kind: str = "rel", batch_size: int = 8, workers: int = 1, progress: bool = True,
+                       worst: int = 30) -> dict[str, Any]:
+    """Score `policy` on `items`; write results JSON, a plot and a page of the `worst` misses to `out_dir`.
+
+    Items go to `policy.act_batch` in batches of `batch_size`, `workers` batches at a time (threads: for
+    servers and backends that release the GIL). A policy given as a SPEC string is built here and closed after.
+    """
+    if batch_size < 1 or workers < 1:
+        raise ValueError(f"batch_size and workers must be >= 1, got {batch_size} and {workers}")
+    frame_from_options(frame_kind, 1, 1)  # an unknown frame fails before any work
+    owned = isinstance(policy, str)
+    policy_obj: Policy = policy_from_spec(policy) if isinstance(policy, str) else policy
+    items = list(items)
+    try:
+        answers = _with_progress(
+            len(items), f"grounding · {policy_obj.name}", progress,
+            lambda advance: _run_all(items, policy_obj, frame_kind, batch_size, workers, advance))
+    finally:
+        if owned:
+            policy_obj.close()
+    records = [_item_record(item, response, outcome) for item, (response, outcome) in zip(items, answers)]
+    hits = [record["hit"] for record in records]
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    results = {
+        "policy": policy_obj.name, "frame": frame_kind, **_rate(sum(hits), len(hits)),
+        "errors": sum(record["error"] is not None for record in records),
+        "breakdown": breakdown(items, hits), "items": records,
+    }
+    results_path = out / RESULTS_FILE
+    results_path.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    plot = plot_accuracy(results, out / PLOT_FILE, f"grounding accuracy · {policy_obj.name}")
+    misses = write_misses_page(records, out, worst)
+    return {**results, "results_path": str(results_path), "plot_path": str(plot), "misses_path": str(misses)}
+
+
+# --- reports ------------------------------------------------------------------------------------
+
+def plot_accuracy(results: Mapping[str, Any], path: Path, title: str) -> Path:
+    """One bar chart per breakdown dimension (accuracy by category, n under each bar) on a 0–1 axis."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    tables = results["breakdown"]
+    fig, axes = plt.subplots(1, len(tables), figsize=(4.2 * len(tables), 3.8), squeeze=False)
+    for ax, (dimension, table) in zip(axes[0], tables.items()):
+        names = list(table)
+        values = [table[name]["accuracy"] for name in names]
+        bars = ax.bar(names, values, color="#3b82e0")
+        for bar, name in zip(bars, names):
+            ax.annotate(f"{table[name]['accuracy']:.2f}\nn={table[name]['n']}",
+                        (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom",
+                        fontsize=7, xytext=(0, 2), textcoords="offset points")
+        ax.set_ylim(0, 1.2)
+        ax.set_title(dimension)
+        ax.tick_params(axis="x", labelrotation=35, labelsize=8)
+    axes[0][0].set_ylabel("accuracy")
+    fig.suptitle(f"{title} — overall {results['accuracy']:.3f} (n={results['n']})")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _draw_miss(record: Mapping[str, Any], path: Path) -> None:
+    """The screenshot with the target (green) and the predicted point (red), scaled to the page width."""
+    with Image.open(record["image"]) as source:
+        image = source.convert("RGB")
+    scale = min(1.0, _PAGE_IMAGE_WIDTH / image.width)
+    if scale < 1:
+        image = image.resize((round(image.width * scale), round(image.height * scale)), Image.Resampling.LANCZOS)
+    draw = ImageDraw.Draw(image)
+    target = record["target"]
+    if target["kind"] == "box":
+        draw.rectangle([v * scale for v in target["box"]], outline=(0, 170, 60), width=3)
+    elif target["kind"] == "polygon":
+        draw.polygon([(x * scale, y * scale) for x, y in target["points"]], outline=(0, 170, 60), width=3)
+    if record["point"] is not None:
+        x, y = (v * scale for v in record["point"])
+        draw.ellipse([x - 9, y - 9, x + 9, y + 9], outline=(230, 30, 30), width=3)
+        draw.line([x - 15, y, x + 15, y], fill=(230, 30, 30), width=2)
+        draw.line([x, y - 15, x, y + 15], fill=(230, 30, 30), width=2)
+    image.save(path)
+
+
+def _answer_text(record: Mapping[str, Any]) -> str:
+    if record["error"]:
+        return f"unusable reply — {record['error']}"
+    if record["refused"]:
+        return "refused ([-1,-1])"
+    return f"pointed at {tuple(record['point'])} px"
+
+
+def write_misses_page(records: Sequence[Mapping[str, Any]], out_dir: Path, worst: int = 30) -> Path:
+    """misses.html: the `worst` misses (farthest from their target first), each drawn on its screenshot."""
+    misses = sorted((r for r in records if not r["hit"]), key=lambda r: -r["miss_severity"])[:max(worst, 0)]
+    folder = out_dir / MISSES_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    cards = []
+    for rank, record in enumerate(misses, 1):
+        name = f"{rank:03d}.png"
+        _draw_miss(record, folder / name)
+        expected = "a refusal" if record["target"]["kind"] == "refusal" else f"the green {record['target']['kind']}"
+        cards.append(
+            f'<section><h2>{rank}. {html.escape(record["instruction"])}</h2>'
+            f'<p>{html.escape(record["id"])} · {html.escape(record["platform"])} · {html.escape(record["data_type"])}'
+            f' · {html.escape(record["instruction_kind"])} · {html.escape(record["element_size"])}'
+            f' · severity {record["miss_severity"]:.3f}</p>'
+            f'<p>expected {expected}; {html.escape(_answer_text(record))}</p>'
+            f'<pre>{html.escape(record["response"])}</pre>'
+            f'<img src="{MISSES_DIR}/{name}" alt="miss {rank}"></section>')
+    body = "\n".join(cards) or "<p>No misses.</p>"
+    page = (
+        "<!doctype html><meta charset='utf-8'><title>grounding: worst misses</title>"
+        "<style>body{font-family:sans-serif;max-width:1000px;margin:auto}img{max-width:100%;border:1px solid #ccc}"
+        "pre{white-space:pre-wrap;background:#f4f4f4;padding:4px}section{margin-bottom:2em}</style>"
+        f"<h1>Worst {len(misses)} misses of {sum(not r['hit'] for r in records)} "
+        f"({len(records)} items)</h1><p>Green: target. Red: the policy's point.</p>\n{body}\n"
+    )
+    path = out_dir / MISSES_FILE
+    path.write_text(page, encoding="utf-8")
+    return path
+

@@ -1,0 +1,1 @@
+"""Verification: step labels, trace verdicts, judges, voting and rewards."""

@@ -1,0 +1,547 @@
+"""The built-in judges: programmatic state checks, OCR text evidence, and a VLM through any policy backend.
+
+Each returns a `Verdict` (success or failure with a confidence and the evidence used) or abstains. Abstaining is
+how a judge says "I cannot tell": no checker for the task, no readable state, no literal to look for, an answer
+that does not parse. No judge ever turns "cannot tell" into success.
+
+SPECs: `program`, `ocr`, `vlm:<policy spec>` with judge options in the policy spec's query string, e.g.
+`vlm:openai:http://127.0.0.1:8000/v1#judge?samples=3&temperature=0.7` (the options are taken out before the
+policy spec is handed on; see `VLM_OPTIONS`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Any, Protocol, runtime_checkable
+
+from PIL import Image
+
+from uivenus.agent.policies.base import (
+    Message, Mode, Policy, PolicyError, PolicyRequest, PolicySpecError, Sampling, policy_from_spec,
+)
+from uivenus.records import TaskSpec
+from uivenus.verify.base import Evidence, Judge, StepEvidence, Verdict, VerifyError, Vote, register_judge
+from uivenus.verify.keypoints import KeyPoint, KeyPointKind, Toggle, extract_key_points, parse_key_point
+from uivenus.verify.voting import aggregate, as_verdict
+
+__all__ = [
+    "CHECK_KINDS", "JUDGE_SYSTEM_PROMPT", "STEP_SYSTEM_PROMPT", "VLM_OPTIONS", "CheckOutcome", "OcrJudge",
+    "PointStatus", "ProgramJudge", "SampledJudge", "VlmJudge", "VlmOptions", "collect_verdicts",
+    "parse_verdict_text", "register_check_kind",
+]
+
+#: How much of a model's raw answer an abstention keeps as evidence.
+_RAW_CHARS = 2000
+
+
+@runtime_checkable
+class SampledJudge(Protocol):
+    """A judge that can answer several times for one piece of evidence (a sampled VLM), each answer a vote."""
+
+    name: str
+
+    def judge_samples(self, evidence: Evidence) -> tuple[Verdict, ...]: ...
+
+
+def collect_verdicts(judges: Sequence[Judge], evidence: Evidence) -> tuple[Verdict, ...]:
+    """Every verdict of every judge on `evidence`: all samples of sampled judges, one verdict of the others."""
+    out: list[Verdict] = []
+    for judge in judges:
+        out.extend(judge.judge_samples(evidence) if isinstance(judge, SampledJudge) else (judge.judge(evidence),))
+    return tuple(out)
+
+
+def _abstain(judge: str, reason: str, *evidence: str) -> Verdict:
+    return Verdict(judge=judge, vote=Vote.ABSTAIN, confidence=0.0, reason=reason, evidence=evidence)
+
+
+def _no_options(kind: str, rest: str) -> None:
+    if rest:
+        raise VerifyError(f"the {kind!r} judge takes no options, got {kind}:{rest}; write just {kind!r}")
+
+
+# --- programmatic judge -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    passed: bool | None  # None: the state does not let the checker decide
+    reason: str
+
+
+CheckKind = Callable[[TaskSpec, Mapping[str, Any]], CheckOutcome]
+#: Checkers by `task.check["kind"]`, each a function of the task and `env.state()` after the last step.
+CHECK_KINDS: dict[str, CheckKind] = {}
+
+
+def register_check_kind(kind: str) -> Callable[[CheckKind], CheckKind]:
+    def decorate(check: CheckKind) -> CheckKind:
+        CHECK_KINDS[kind] = check
+        return check
+
+    return decorate
+
+
+@register_check_kind("sandbox")
+def _sandbox_check(task: TaskSpec, state: Mapping[str, Any]) -> CheckOutcome:
+    """The bundled app's exact checker over `state["app_state"]` (BrowserEnv.state() on a sandbox page)."""
+    from uivenus.envs.sandbox.tasks import SandboxTaskError, check_spec
+
+    app_state = state.get("app_state")
+    if app_state is None:
+        return CheckOutcome(None, "the final page is no sandbox app (state has no app_state)")
+    try:
+        result = check_spec(task, app_state)
+    except SandboxTaskError as exc:
+        raise VerifyError(f"task {task.id} names a sandbox check that does not exist: {exc}") from None
+    return CheckOutcome(result.passed, result.reason)
+
+
+@register_check_kind("miniwob")
+def _miniwob_check(task: TaskSpec, state: Mapping[str, Any]) -> CheckOutcome:
+    """The MiniWoB++ page's own grade (MiniWoBEnv.state()): success when the raw reward is positive."""
+    raw = state.get("raw_reward")
+    if raw is None:
+        return CheckOutcome(None, "the state has no raw_reward (not a MiniWoB page?)")
+    if not state.get("done"):
+        return CheckOutcome(False, "the page never graded the episode (not done)")
+    reason = f"raw_reward {raw}" + (f" ({state['reason']})" if state.get("reason") else "")
+    return CheckOutcome(float(raw) > 0, reason)
+
+
+class ProgramJudge:
+    """The task's own checker over the final environment state: exact where a task has one, silent elsewhere."""
+
+    name = "program"
+
+    def judge(self, evidence: Evidence) -> Verdict:
+        check = evidence.task.check
+        if not check:
+            return _abstain(self.name, f"task {evidence.task.id} has no programmatic check")
+        if evidence.final_state is None:
+            return _abstain(self.name, "no final environment state was recorded")
+        kind = check.get("kind")
+        checker = CHECK_KINDS.get(kind)  # type: ignore[arg-type]
+        if checker is None:
+            return _abstain(self.name, f"no checker for check kind {kind!r} (known: {', '.join(sorted(CHECK_KINDS))})")
+        outcome = checker(evidence.task, evidence.final_state)
+        if outcome.passed is None:
+            return _abstain(self.name, outcome.reason)
+        return Verdict(self.name, Vote.SUCCESS if outcome.passed else Vote.FAILURE, 1.0, outcome.reason,
+                       (f"check {kind}: {outcome.reason}",))
+
+
+@register_judge("program")
+def _program_judge(rest: str) -> ProgramJudge:
+    _no_options("program", rest)
+    return ProgramJudge()
+
+
+# --- OCR evidence judge -------------------------------------------------------------------------
+
+class PointStatus(StrEnum):
+    SATISFIED = "satisfied"  # everything it names is visible as asked on the final screen (and was not all
+    #                          visible on the first kept screen already: text that never changed proves nothing)
+    PARTIAL = "partial"  # some of it is visible on the final screen
+    GONE = "gone"  # seen on an earlier kept screen, not on the final one
+    CONTRADICTED = "contradicted"  # never visible on any kept screen, or a switch shows the opposite state
+    UNDETERMINED = "undetermined"  # nothing it names can be read off a screen
+
+
+_DASHES = dict.fromkeys(map(ord, "‐‑‒–—―−"), "-")
+_QUOTE_MAP = {ord("“"): '"', ord("”"): '"', ord("‘"): "'", ord("’"): "'", ord("·"): " "}
+_STATE_WORDS = MappingProxyType({"on": "on", "off": "off", "enabled": "on", "disabled": "off"})
+_PHONE_LIKE = re.compile(r"[+(]?\d[\d\s().-]*\d")
+_ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+#: Literals this short and all digits are on every screen (days, counts); they prove nothing.
+_MIN_DIGIT_LITERAL = 3
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.translate(_DASHES).translate(_QUOTE_MAP).casefold().split())
+
+
+def _variants(literal: str) -> tuple[str, ...]:
+    """Equivalent spellings a screen may use: ISO dates also in words ("2026-12-03" → "December 3, 2026")."""
+    match = _ISO_DATE.fullmatch(literal.strip())
+    if match is None:
+        return (literal,)
+    try:
+        day = dt.date(*map(int, match.groups()))
+    except ValueError:
+        return (literal,)
+    return (literal, f"{day:%B} {day.day}, {day.year}", f"{day:%b} {day.day}, {day.year}",
+            f"{day.day} {day:%B} {day.year}")
+
+
+def _found_in(literal: str, lines: Sequence[str]) -> bool:
+    """Exact (normalised) occurrence with word boundaries; phone-like numbers also by their digits alone."""
+    for variant in _variants(literal):
+        wanted = _norm(variant)
+        pattern = re.compile(rf"(?<!\w){re.escape(wanted)}(?!\w)")
+        digits = re.sub(r"\D", "", variant)
+        phone_like = _PHONE_LIKE.fullmatch(variant.strip()) is not None and len(digits) >= 5
+        for line in lines:
+            if pattern.search(_norm(line)):
+                return True
+            if phone_like and digits in re.sub(r"\D", "", line):
+                return True
+    return False
+
+
+def _checkable(literal: str) -> bool:
+    return not (literal.isdigit() and len(literal) < _MIN_DIGIT_LITERAL)
+
+
+def _switch_states(toggle: Toggle, lines: Sequence[str]) -> set[str]:
+    """States shown right after the switch's name: on the same line ("Wi-Fi off") or starting the next ("Off")."""
+    subject = re.compile(rf"(?<!\w){re.escape(_norm(toggle.subject))}(?!\w)")
+    seen = set()
+    for i, line in enumerate(lines):
+        for match in subject.finditer(_norm(line)):
+            rest = _norm(line)[match.end():].split()
+            if not rest and i + 1 < len(lines):
+                rest = _norm(lines[i + 1]).split()
+            if rest and rest[0].strip(".,:;|") in _STATE_WORDS:
+                seen.add(_STATE_WORDS[rest[0].strip(".,:;|")])
+    return seen
+
+
+def _toggle_status(toggle: Toggle, final: Sequence[str]) -> PointStatus:
+    seen = _switch_states(toggle, final)
+    if seen == {toggle.state}:
+        return PointStatus.SATISFIED
+    if seen and toggle.state not in seen:
+        return PointStatus.CONTRADICTED
+    return PointStatus.UNDETERMINED
+
+
+def _point_status(point: KeyPoint, screens: Sequence[Sequence[str]]) -> tuple[PointStatus, str]:
+    """How one key point stands on the kept screens (the final one last)."""
+    final, earlier = screens[-1], screens[:-1]
+    if point.kind is KeyPointKind.SORT_FILTER:
+        return PointStatus.UNDETERMINED, "an ordering cannot be read off text"
+    if point.toggles:
+        statuses = [_toggle_status(t, final) for t in point.toggles]
+        shown = ", ".join(f"{t.subject} {t.state}: {s.value}" for t, s in zip(point.toggles, statuses, strict=True))
+        for status in (PointStatus.CONTRADICTED, PointStatus.UNDETERMINED):
+            if status in statuses:
+                return status, shown
+        return PointStatus.SATISFIED, shown
+    literals = [lit for lit in point.literals if _checkable(lit)]
+    if not literals:
+        return PointStatus.UNDETERMINED, "names nothing exact to look for"
+    on_final = [lit for lit in literals if _found_in(lit, final)]
+    before = [lit for lit in literals if any(_found_in(lit, screen) for screen in earlier)]
+    seen = f"on the final screen: {on_final or 'none'} of {literals}"
+    if point.kind is KeyPointKind.REMOVAL:  # what must go: gone at the end after being seen; else no evidence
+        if not on_final and before:
+            return PointStatus.SATISFIED, f"{before} seen earlier, gone at the end"
+        return (PointStatus.PARTIAL if on_final else PointStatus.UNDETERMINED), seen
+    if len(on_final) == len(literals):
+        if earlier and all(_found_in(lit, earlier[0]) for lit in literals):  # e.g. "Pin the note 'Dentist'"
+            return PointStatus.UNDETERMINED, f"{literals} were already visible on the first kept screen"
+        return PointStatus.SATISFIED, seen
+    if on_final:
+        return PointStatus.PARTIAL, seen
+    if before:
+        return PointStatus.GONE, f"{before} seen earlier but not on the final screen"
+    return PointStatus.CONTRADICTED, f"none of {literals} is visible on any kept screen"
+
+
+def _ocr_lines(image: Image.Image) -> list[str]:
+    """OCR text boxes grouped into visual rows, left to right (so "Wi-Fi … Off" reads as one line)."""
+    from uivenus.agent.policies.ocr import ocr_text_boxes
+
+    boxes = sorted(ocr_text_boxes(image), key=lambda b: (b.box[1] + b.box[3]) / 2)
+    rows: list[list[Any]] = []
+    for box in boxes:
+        centre = (box.box[1] + box.box[3]) / 2
+        if rows and abs(centre - rows[-1][0]) <= (box.box[3] - box.box[1]) / 2:
+            rows[-1][1].append(box)
+        else:
+            rows.append([centre, [box]])
+    return [" ".join(b.text for b in sorted(row, key=lambda b: b.box[0])) for _, row in rows]
+
+
+class OcrJudge:
+    """Are the task's key points visibly satisfied on the kept screens? Text evidence only, so it is cautious:
+    success only when every checkable key point shows on the final screen, failure only on a contradiction (a
+    value that never appears, a switch in the opposite state), abstention otherwise. Confidence stays below 1."""
+
+    name = "ocr"
+    #: Confidence range: 0.5 with the least evidence, up to 0.9 when every key point was checked.
+    BASE, SPAN = 0.5, 0.4
+
+    #: Screens whose OCR rows a judge remembers (the same key screens are judged again and again).
+    CACHE_SIZE = 16
+
+    def __init__(self, min_checked: int = 1) -> None:
+        self.min_checked = min_checked  # a success needs at least this many key points checked and satisfied
+        self._rows: OrderedDict[str, list[str]] = OrderedDict()
+
+    def _read(self, image: Image.Image) -> list[str]:
+        key = f"{image.size}{image.mode}" + hashlib.sha1(image.tobytes()).hexdigest()
+        if key not in self._rows:
+            self._rows[key] = _ocr_lines(image)
+            while len(self._rows) > self.CACHE_SIZE:
+                self._rows.popitem(last=False)
+        return self._rows[key]
+
+    def _screens(self, evidence: Evidence) -> list[list[str]]:
+        """One list of text lines per kept screen: the given DOM/OCR texts, else OCR of the screenshots."""
+        if evidence.screen_texts:
+            if evidence.screenshots and len(evidence.screen_texts) != len(evidence.screenshots):
+                raise VerifyError(f"Evidence has {len(evidence.screen_texts)} screen_texts for "
+                                  f"{len(evidence.screenshots)} screenshots; give one text per kept screenshot")
+            return [text.splitlines() for text in evidence.screen_texts]
+        return [self._read(image) for image in evidence.screenshots]
+
+    def judge(self, evidence: Evidence) -> Verdict:
+        if not evidence.screenshots and not evidence.screen_texts:
+            return _abstain(self.name, "no screens to read")
+        points = (tuple(map(parse_key_point, evidence.key_points)) if evidence.key_points
+                  else extract_key_points(evidence.task.instruction))
+        if not points:
+            return _abstain(self.name, "the task has no key points")
+        screens = self._screens(evidence)
+        if not any(screens[-1]):
+            return _abstain(self.name, "no text could be read on the final screen")
+        report = [(point, *_point_status(point, screens)) for point in points]
+        lines = tuple(f"{p.text}: {status.value} ({why})" for p, status, why in report)
+        count = {status: sum(1 for _, s, _ in report if s is status) for status in PointStatus}
+        decided = len(points) - count[PointStatus.UNDETERMINED]
+        if count[PointStatus.CONTRADICTED]:
+            confidence = self.BASE + self.SPAN * count[PointStatus.CONTRADICTED] / len(points)
+            return Verdict(self.name, Vote.FAILURE, confidence,
+                           f"{count[PointStatus.CONTRADICTED]} of {len(points)} key points contradicted", lines)
+        if decided >= self.min_checked and count[PointStatus.SATISFIED] == decided:
+            confidence = self.BASE + self.SPAN * decided / len(points)
+            return Verdict(self.name, Vote.SUCCESS, confidence,
+                           f"{decided} of {len(points)} key points visibly satisfied, none contradicted", lines)
+        unsettled = decided - count[PointStatus.SATISFIED]
+        why = (f"{unsettled} key points only partly visible or gone at the end" if unsettled
+               else f"only {decided} of {len(points)} key points can be checked by text")
+        return _abstain(self.name, why, *lines)
+
+
+@register_judge("ocr")
+def _ocr_judge(rest: str) -> OcrJudge:
+    _no_options("ocr", rest)
+    return OcrJudge()
+
+
+# --- VLM judge ----------------------------------------------------------------------------------
+
+JUDGE_SYSTEM_PROMPT = (
+    "You check whether a computer-use agent completed a task. You see the task, the conditions that must all "
+    "hold when it is done, a record of the actions the environment executed, and screenshots taken during the "
+    "episode (the last one is the final screen). Decide from the screenshots and the action record only. What "
+    "the agent says about its own work is a claim, not evidence. Judge the final state: if something was done and "
+    "later undone, the task is not complete. If any condition is not visibly met, the answer is failure.\n"
+    "Answer with exactly three tags and nothing else:\n"
+    "<verdict>success</verdict> or <verdict>failure</verdict>, then <confidence>a number from 0 to 1</confidence>, "
+    "then <reason>one or two sentences</reason>."
+)
+STEP_SYSTEM_PROMPT = (
+    "You check one proposed step of a computer-use agent. You see the task, the screen before the step, the action "
+    "the agent proposes, the intent it states (a claim, not evidence) and, when available, the screen after the "
+    "action. Decide whether this action moves the task forward on this screen: it targets the right element or "
+    "enters the right value, and it does not work against the task. An action that misses its target, changes "
+    "nothing, repeats a useless step or goes the wrong way does not move the task forward.\n"
+    "Answer with exactly three tags and nothing else:\n"
+    "<verdict>success</verdict> if it moves the task forward, <verdict>failure</verdict> if not, then "
+    "<confidence>a number from 0 to 1</confidence>, then <reason>one or two sentences</reason>."
+)
+_ANSWER_FORM = re.compile(
+    r"<verdict>\s*(?P<vote>success|failure)\s*</verdict>\s*"
+    r"<confidence>\s*(?P<confidence>[01](?:\.\d+)?|\.\d+)\s*</confidence>\s*"
+    r"<reason>(?P<reason>[^<]*)</reason>",
+    re.IGNORECASE,
+)
+_LEADING_THINK = re.compile(r"\s*<think>.*?</think>", re.DOTALL)
+
+
+def parse_verdict_text(text: str, judge: str) -> Verdict:
+    """Read an answer strictly: the three tags, in order, nothing else (a leading <think> block allowed).
+    Anything else — extra text, a missing tag, a confidence outside [0, 1] — is an abstention that keeps the raw
+    answer as evidence; it is never a vote."""
+    body = _LEADING_THINK.sub("", text, count=1) if text.lstrip().startswith("<think>") else text
+    match = _ANSWER_FORM.fullmatch(body.strip())
+    if match is None:
+        return _abstain(judge, "the answer does not follow the verdict format", f"raw answer: {text[:_RAW_CHARS]!r}")
+    confidence = float(match["confidence"])
+    if not 0.0 <= confidence <= 1.0:
+        return _abstain(judge, f"confidence {confidence} is outside [0, 1]", f"raw answer: {text[:_RAW_CHARS]!r}")
+    return Verdict(judge, Vote(match["vote"].lower()), confidence, match["reason"].strip(),
+                   (f"raw answer: {text[:_RAW_CHARS]!r}",))
+
+
+@dataclass(frozen=True)
+class VlmOptions:
+    samples: int = 1  # answers per evidence; several are voted on (majority) by `judge`, or all returned
+    temperature: float | None = None  # None: greedy for one sample, 0.7 for several (identical samples vote once)
+    thinking: bool = False
+    max_tokens: int = 256
+    max_images: int = 4  # the last this many kept screenshots (the final one always among them)
+
+    def __post_init__(self) -> None:
+        if self.samples < 1 or self.max_tokens < 1 or self.max_images < 1:
+            raise VerifyError(f"vlm judge options samples, max_tokens and max_images must be >= 1, got {self}")
+        if self.temperature is not None and self.temperature < 0:
+            raise VerifyError(f"vlm judge temperature must be >= 0, got {self.temperature}")
+
+    @property
+    def sampling(self) -> Sampling:
+        temperature = self.temperature if self.temperature is not None else (0.0 if self.samples == 1 else 0.7)
+        return Sampling(temperature=temperature, max_new_tokens=self.max_tokens, thinking=self.thinking)
+
+
+def _bool(text: str) -> bool:
+    lowered = text.lower()
+    if lowered not in ("1", "0", "true", "false", "on", "off", "yes", "no"):
+        raise VerifyError(f"expected a boolean (true/false), got {text!r}")
+    return lowered in ("1", "true", "on", "yes")
+
+
+#: Judge options a `vlm:` spec may carry in its query string, each with its converter.
+VLM_OPTIONS: Mapping[str, Callable[[str], Any]] = MappingProxyType({
+    "samples": int, "temperature": float, "thinking": _bool, "max_tokens": int, "max_images": int,
+})
+
+
+def _split_options(spec: str) -> tuple[str, VlmOptions]:
+    """Take the judge's options out of every query string of the policy spec; the rest goes on verbatim."""
+    found: dict[str, Any] = {}
+    segments = []
+    for segment in spec.split("#"):
+        head, sep, query = segment.partition("?")
+        kept = []
+        for piece in query.split("&") if query else ():
+            key, _, value = piece.partition("=")
+            if key not in VLM_OPTIONS:
+                kept.append(piece)
+                continue
+            try:
+                found[key] = VLM_OPTIONS[key](value)
+            except ValueError:
+                raise VerifyError(f"vlm judge option {key}={value!r} is malformed") from None
+        segments.append(head + (sep + "&".join(kept) if kept else ""))
+    return "#".join(segments), VlmOptions(**found)
+
+
+def _agent_claim(extra: Mapping[str, Any]) -> str | None:
+    claim = extra.get("agent_claim")
+    return str(claim) if claim else None
+
+
+class VlmJudge:
+    """A vision-language model as judge, through any policy backend (`openai:`, `hf:`, …).
+
+    The model sees the task, the key points, the factual action history and the kept screenshots; the agent's own
+    claim (`Evidence.extra["agent_claim"]`, e.g. its Finished/Answer text) is shown only labelled as a claim. Its
+    answer is parsed strictly (`parse_verdict_text`); a backend failure is an abstention too, so a broken or
+    random judge model can never stop a run nor vote success.
+    """
+
+    def __init__(self, policy: Policy | str, options: VlmOptions = VlmOptions()) -> None:
+        self._owned = isinstance(policy, str)
+        if isinstance(policy, str):
+            try:
+                policy = policy_from_spec(policy)
+            except PolicySpecError as exc:
+                raise VerifyError(f"vlm judge: {exc}") from None
+        self.policy: Policy = policy
+        self.options = options
+        self.name = f"vlm:{policy.name}"
+
+    @classmethod
+    def from_spec(cls, spec: str) -> VlmJudge:
+        """`<policy spec>` with judge options (`samples`, `temperature`, `thinking`, `max_tokens`, `max_images`)
+        anywhere in its query strings."""
+        if not spec:
+            raise VerifyError("the vlm judge needs a policy spec: vlm:openai:http://HOST:PORT/v1#MODEL or vlm:hf:PATH")
+        policy_spec, options = _split_options(spec)
+        return cls(policy_spec, options)
+
+    # -- trace level --------------------------------------------------------------------------------
+
+    def messages(self, evidence: Evidence) -> tuple[Message, ...]:
+        """The judge's conversation for `evidence` (exposed so prompts can be inspected and tested)."""
+        points = evidence.key_points or tuple(p.text for p in extract_key_points(evidence.task.instruction))
+        parts: list[str | Image.Image] = [
+            f"Task: {evidence.task.instruction}\n\nConditions that must all hold:\n"
+            + "\n".join(f"{i}. {p}" for i, p in enumerate(points, 1))
+            + "\n\nActions the environment executed, in order:\n"
+            + ("\n".join(f"{i}. {h}" for i, h in enumerate(evidence.history, 1)) or "(none)")
+        ]
+        claim = _agent_claim(evidence.extra)
+        if claim:
+            parts.append(f"\n\nThe agent claims (unverified, not evidence): {claim}")
+        images = evidence.screenshots[-self.options.max_images:]
+        if images:
+            parts.append(f"\n\nScreenshots, oldest first ({len(images)}):")
+            for i, image in enumerate(images, 1):
+                parts.extend((f"\nScreenshot {i}{' (final screen)' if i == len(images) else ''}:", image))
+        else:
+            parts.append("\n\nNo screenshots were kept.")
+        parts.append("\n\nYour answer (three tags only):")
+        return Message("system", (JUDGE_SYSTEM_PROMPT,)), Message("user", tuple(parts))
+
+    def _ask(self, messages: tuple[Message, ...]) -> tuple[Verdict, ...]:
+        request = PolicyRequest(messages=messages, mode=Mode.GROUNDING, sampling=self.options.sampling)
+        try:
+            replies = self.policy.act_batch([request] * self.options.samples)
+        except PolicyError as exc:
+            return tuple(_abstain(self.name, "the judge model could not answer", str(exc))
+                         for _ in range(self.options.samples))
+        return tuple(parse_verdict_text(reply.text, self.name) for reply in replies)
+
+    def judge_samples(self, evidence: Evidence) -> tuple[Verdict, ...]:
+        return self._ask(self.messages(evidence))
+
+    def judge(self, evidence: Evidence) -> Verdict:
+        """One verdict: the answer itself for one sample, the majority of the samples for several."""
+        return self._combine(self.judge_samples(evidence))
+
+    def _combine(self, samples: tuple[Verdict, ...]) -> Verdict:
+        if len(samples) == 1:
+            return samples[0]
+        combined = as_verdict(aggregate(samples, "majority"), self.name)
+        return replace(combined, evidence=tuple(e for v in samples for e in v.evidence))
+
+    # -- step level ---------------------------------------------------------------------------------
+
+    def step_messages(self, step: StepEvidence) -> tuple[Message, ...]:
+        parts: list[str | Image.Image] = [f"Task: {step.task.instruction}"]
+        if step.key_points:
+            parts.append("\n\nConditions that must hold at the end:\n"
+                         + "\n".join(f"{i}. {p}" for i, p in enumerate(step.key_points, 1)))
+        parts.append("\n\nEarlier actions, in order:\n"
+                     + ("\n".join(f"{i}. {h}" for i, h in enumerate(step.history, 1)) or "(none)"))
+        parts.extend(("\n\nScreen before the step:", step.before, f"\n\nProposed action: {step.action}"))
+        if step.intent:
+            parts.append(f"\nThe agent states its intent (a claim, not evidence): {step.intent}")
+        if step.after is not None:
+            parts.extend(("\n\nScreen after the action:", step.after))
+        parts.append("\n\nYour answer (three tags only):")
+        return Message("system", (STEP_SYSTEM_PROMPT,)), Message("user", tuple(parts))
+
+    def judge_step(self, step: StepEvidence) -> Verdict:
+        """Success: the proposed action moves the task forward; failure: it does not; abstain: no usable answer."""
+        return self._combine(self._ask(self.step_messages(step)))
+
+    def close(self) -> None:
+        if self._owned:
+            self.policy.close()
+
+
+@register_judge("vlm")
+def _vlm_judge(rest: str) -> VlmJudge:
+    return VlmJudge.from_spec(rest)
