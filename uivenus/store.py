@@ -203,7 +203,7 @@ class EpisodeWriter:
         line = _dumps(stored.to_dict(), f"step {index}") + "\n"
         if screenshot is not None:
             try:
-                _write_atomically(self.directory / screen, lambda f: screenshot.save(f, "PNG"), fsync=self._fsync)
+                _write_atomically(self.directory / screen, lambda f: screenshot.save(f, "PNG", compress_level=1), fsync=self._fsync)
             except (OSError, ValueError) as exc:
                 raise StoreError(f"could not save the screenshot of step {index} as PNG: {exc}") from exc
         self._file.write(line)

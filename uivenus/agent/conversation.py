@@ -67,8 +67,10 @@ def prepare_image(image: Image.Image, frame: Frame, *, max_pixels: int | None = 
     return _PREPARE[frame.kind](rgb, frame, max_pixels)
 
 
-def _current_turn(instruction: str, notes: Sequence[str], step: int, screenshot: Image.Image) -> Message:
-    text = f"Task: {instruction}\n"
+def _current_turn(instruction: str, notes: Sequence[str], step: int, screenshot: Image.Image,
+                  feedback: str | None) -> Message:
+    text = f"Result of your previous action: {feedback}\n" if feedback else ""
+    text += f"Task: {instruction}\n"
     if notes:
         text += "Your notes:\n" + "".join(f"- {note}\n" for note in notes)
     return Message("user", (f"{text}Step {step} screenshot (current):", screenshot))
@@ -84,8 +86,12 @@ def build_messages(
     images_in_history: int = DEFAULT_IMAGES_IN_HISTORY,
     notes: Sequence[str] = (),
     max_pixels: int | None = None,
+    feedback: str | None = None,
 ) -> tuple[Message, ...]:
-    """The chat for the next step; step k (1-based) is `history[k-1]`, the current step is len(history)+1."""
+    """The chat for the next step; step k (1-based) is `history[k-1]`, the current step is len(history)+1.
+
+    `feedback` tells the model what became of its previous action (an error, a URL it asked for).
+    """
     if images_in_history < 0:
         raise ValueError(f"images_in_history must be >= 0, got {images_in_history}")
     messages = [Message("system", (system_prompt,))]
@@ -98,7 +104,7 @@ def build_messages(
             user = (f"Step {step} screenshot omitted.",)
         messages += [Message("user", user), Message("assistant", (turn.response,))]
     current = prepare_image(screenshot, frame, max_pixels=max_pixels)
-    messages.append(_current_turn(instruction, tuple(notes), len(history) + 1, current))
+    messages.append(_current_turn(instruction, tuple(notes), len(history) + 1, current, feedback))
     return tuple(messages)
 
 

@@ -224,14 +224,9 @@ class _Episode:
         if frame not in self.prompts:
             self.prompts[frame] = navigation_prompt(observation.platform, frame, thinking=self.config.thinking,
                                                     template=self.config.prompt_template)
-        messages = build_messages(self.prompts[frame], self.task.instruction, self.history, observation.screenshot,
-                                  frame=frame, images_in_history=self.config.images_in_history,
-                                  notes=self.memory.notes, max_pixels=self.config.max_pixels)
-        if self.feedback is None:
-            return messages
-        last = messages[-1]
-        note = f"Result of your previous action: {self.feedback}\n"
-        return (*messages[:-1], Message(last.role, (note + last.content[0], *last.content[1:])))
+        return build_messages(self.prompts[frame], self.task.instruction, self.history, observation.screenshot,
+                              frame=frame, images_in_history=self.config.images_in_history,
+                              notes=self.memory.notes, max_pixels=self.config.max_pixels, feedback=self.feedback)
 
     def context(self, observation: Observation, frame: Frame) -> dict[str, Any]:
         """What non-model policies read (models never see it): see `policies.base.PolicyRequest`."""

@@ -33,7 +33,7 @@ from uivenus.envs.base import EnvError, Observation
 from uivenus.records import TaskSpec
 
 __all__ = [
-    "ELEMENT_AT_JS", "HOTKEY_RULES", "INJECTION_PATTERNS", "RULES", "Category", "Guard", "GuardDecision",
+    "HOTKEY_RULES", "INJECTION_PATTERNS", "RULES", "Category", "Guard", "GuardDecision",
     "GuardError", "GuardMode", "InjectionFlag", "InjectionPattern", "OcrReader", "Rule", "Target", "TextBox",
     "Verdict", "Where",
     "approve_all", "decline_all", "element_at", "keyword_rule", "luhn_valid", "register_rule", "scan_injection",
@@ -189,54 +189,15 @@ _ACTIVATING = frozenset({ActionType.CLICK, ActionType.DOUBLE_CLICK, ActionType.T
 
 # --- reading the screen ---------------------------------------------------------------------------
 
-#: Reads the element at a point (or the focused one, for a null point) as a small dict; read-only.
-ELEMENT_AT_JS = r"""
-(point) => {
-  const clean = (s) => (s || "").replace(/\s+/g, " ").trim().slice(0, 200);
-  let el = point ? document.elementFromPoint(point[0], point[1]) : document.activeElement;
-  if (!el || el === document.body || el === document.documentElement) return null;
-  const active = el.closest("button, a[href], input, select, textarea, label, summary, [role=button], [role=link], " +
-    "[role=menuitem], [role=switch], [role=checkbox], [role=tab], [onclick], [data-testid]") || el;
-  const attr = (n) => active.getAttribute(n);
-  const labels = active.labels ? Array.from(active.labels).map((l) => clean(l.innerText)).join(" ") : "";
-  const isButtonInput = active.tagName === "INPUT" && /^(submit|button|reset)$/i.test(attr("type") || "");
-  const form = active.form || active.closest("form");
-  let submit = null;
-  if (form) {
-    const b = form.querySelector("button[type=submit], button:not([type]), input[type=submit]");
-    if (b) submit = clean(b.innerText || b.value || b.getAttribute("aria-label")) + " " +
-      (b.dataset.testid || b.id || "");
-  }
-  return {
-    tag: active.tagName.toLowerCase(), text: clean(active.innerText || active.textContent),
-    aria_label: attr("aria-label"), title: attr("title"), type: attr("type"), name: attr("name"), id: active.id,
-    testid: active.dataset ? active.dataset.testid || null : null, autocomplete: attr("autocomplete"),
-    placeholder: attr("placeholder"), role: attr("role"), label: labels,
-    value: isButtonInput ? clean(active.value) : null, submit: submit ? clean(submit) : null,
-  };
-}
-"""
-
-
-def _dom_reader(env: Any) -> Callable[[tuple[float, float] | None], Mapping[str, Any] | None] | None:
-    """How to read DOM elements of `env`, or None when it has no DOM (desktop, Android)."""
-    reader = getattr(env, "element_at", None)
-    if callable(reader):
-        return reader
-    evaluate = getattr(env, "_evaluate", None)  # BrowserEnv's read channel (the one `text()`/`center()` use)
-    if not callable(evaluate):
-        return None
-    return lambda point: evaluate(ELEMENT_AT_JS, None if point is None else [float(point[0]), float(point[1])])
 
 
 def element_at(env: Any, point: tuple[float, float] | None) -> Mapping[str, Any] | None:
     """The DOM element at `point` (None: the focused element) of a browser env; None over blank page or no DOM.
 
-    Uses `env.element_at(point)` when the env offers it; a BrowserEnv (or a SandboxEnv around one) is read through
-    its page-evaluation channel with `ELEMENT_AT_JS` until it has that method.
+    Envs with a DOM (BrowserEnv, and SandboxEnv around one) offer `element_at`; others have nothing to read.
     """
-    reader = _dom_reader(env)
-    if reader is None:
+    reader = getattr(env, "element_at", None)
+    if not callable(reader):
         return None
     try:
         return reader(point)
@@ -470,7 +431,7 @@ class Guard:
     def target(self, observation: Observation, point: tuple[float, float] | None, *, env: Any = None,
                focused: bool = False) -> Target:
         """The text of the element at `point` (or the focused field): DOM where `env` has one, else OCR."""
-        if env is not None and _dom_reader(env) is not None:
+        if env is not None and callable(getattr(env, "element_at", None)):
             element = element_at(env, None if focused else point)
             if element:
                 return Target(_element_text(element), "dom", element)

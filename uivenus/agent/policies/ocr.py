@@ -16,7 +16,7 @@ import hashlib
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 from PIL import Image
@@ -103,7 +103,7 @@ def target_text(instruction: str) -> str:
     return " ".join(word for word in words if word not in STOP_WORDS) or " ".join(words)
 
 
-def _runs(line: TextBox, lengths: set[int]):
+def _runs(line: TextBox, lengths: set[int]) -> Iterator[tuple[str, tuple[float, float, float, float]]]:
     """Runs of consecutive words of `line` of the given lengths, each with its share of the line's box."""
     words = list(_WORD.finditer(line.text))
     total = max(len(line.text), 1)

@@ -211,11 +211,15 @@ def toolbar(
     title: str | None = None,
     buttons: Sequence[str] = (),
     search: str | None = None,
-    lead: str = "",
+    lead: Sequence[tuple[str, str]] = (),
     name: str = "toolbar",
 ) -> str:
+    """A row of controls; every button in it (lead text buttons, icons, trailing buttons) joins one group,
+    so "the last button in the toolbar" means what it shows."""
     group = p.group(name, "x")
-    parts = [lead]
+    parts = [text_button(p, label, icon=icon, kind="primary", group=group) for label, icon in lead]
+    if lead:
+        parts.append('<span class="sep"></span>')
     if title:
         parts.append(f'<span class="title">{esc(title)}</span>')
     split = p.rng.randint(0, len(icons))
@@ -224,7 +228,8 @@ def toolbar(
         parts.append('<span class="sep"></span>')
     parts += [icon_button(p, i, group=group) for i in icons[split:]]
     parts.append('<span class="spacer"></span>')
-    parts += [text_button(p, b, kind="primary" if k == len(buttons) - 1 else "") for k, b in enumerate(buttons)]
+    parts += [text_button(p, b, kind="primary" if k == len(buttons) - 1 else "", group=group)
+              for k, b in enumerate(buttons)]
     if search:
         parts.append(search_box(p, search, width=f"{p.rng.uniform(10, 16):.1f}rem"))
     return f'<div class="toolbar">{"".join(parts)}</div>'
@@ -447,8 +452,9 @@ def dialog(
 
 
 def settings_rows(p: Page, rows: Sequence[tuple[str, str, str]], *, tinted: bool) -> str:
-    """iOS-style cells: icon tile, label, then a switch, a value or a chevron."""
-    group = p.group("settings list", "y")
+    """iOS-style cells: icon tile, label, then a switch, a value or a chevron. Rows with a switch are not one
+    target, so a list holding any is no group ("the second option" would skip them)."""
+    group = None if any(kind == "toggle" for _, _, kind in rows) else p.group("settings list", "y")
     out = []
     for label, icon, kind in rows:
         tile = f'<span class="ibox" style="background:{p.color()}">{icon_svg(icon)}</span>' if tinted else ""

@@ -27,56 +27,14 @@ KINDS = ("text", "icon", "function", "position", "negative")
 
 #: Functions close enough that one on screen makes the other ambiguous.
 FUNCTION_FAMILIES: Mapping[str, str] = {
-    "compose": "add",
-    "new_file": "add",
-    "new_folder": "add",
-    "cancel": "close",
-    "apply": "confirm",
-    "next_step": "confirm",
-    "submit": "confirm",
-    "like": "favorite",
-    "bookmark": "favorite",
+    "compose": "add", "new_file": "add", "new_folder": "add", "cancel": "close", "apply": "confirm",
+    "next_step": "confirm", "submit": "confirm", "like": "favorite", "bookmark": "favorite",
 }
-_STOP = frozenset(
-    [
-        "the",
-        "a",
-        "an",
-        "this",
-        "that",
-        "these",
-        "to",
-        "of",
-        "in",
-        "on",
-        "for",
-        "my",
-        "it",
-        "and",
-        "or",
-        "with",
-        "from",
-        "new",
-        "all",
-        "now",
-        "some",
-        "up",
-        "me",
-        "your",
-        "is",
-        "be",
-        "as",
-        "at",
-        "by",
-        "into",
-        "out",
-        "off",
-        "item",
-        "items",
-        "selected",
-        "something",
-    ]
-)
+_STOP = frozenset((
+    "the", "a", "an", "this", "that", "these", "to", "of", "in", "on", "for", "my", "it", "and", "or", "with",
+    "from", "new", "all", "now", "some", "up", "me", "your", "is", "be", "as", "at", "by", "into", "out", "off",
+    "item", "items", "selected", "something",
+))
 _ORDINALS = ("first", "second", "third", "fourth", "fifth")
 
 

@@ -172,7 +172,7 @@ def scene_editor(p: Page, w: float, h: float) -> str:
 
 def scene_icons(p: Page, w: float, h: float) -> str:
     cols = max(2, min(12, int(w / 7)))
-    group = p.group("icon view", "x")
+    group = p.group("top row of the icon view", "x")
     items = []
     for _ in range(cols * _fill(h, 7, 6)):
         name = p.value("filename")
@@ -341,8 +341,8 @@ def _macos(p: Page) -> str:
     side_w = rng.uniform(11, 15) if w_rem > 52 else 0
     scene = rng.choice(sorted(DESKTOP_SCENES))
     icons = p.pick([i for i in p.domain.actions if i != "search"], rng.randint(2, 5))
-    tools = [c.icon_button(p, "sidebar")] if side_w else []
-    tools += [c.icon_button(p, "chevron-left"), c.icon_button(p, "chevron-right")] if rng.random() < 0.6 else []
+    tools = ["sidebar"] if side_w else []
+    tools += ["chevron-left", "chevron-right"] if rng.random() < 0.6 else []
     head = _macos_titlebar(
         p, rng.choice((app, p.rng.choice(p.domain.nav)[0])), tools, icons=icons, search=rng.random() < 0.6
     )
@@ -381,15 +381,17 @@ def _macos(p: Page) -> str:
 
 
 def _macos_titlebar(p: Page, title: str, tools: list[str], *, icons: list[str] = (), search: bool = False) -> str:
+    """Traffic lights, then the unified toolbar: tools left of the title and icons right of it, one group."""
     lights = "".join(
         f'<button style="background:{color}"{p.mark("button", fn=fn, obj="window")}></button>'
         for color, fn in (("#ff5f57", "close"), ("#febc2e", "minimize"), ("#28c840", "zoom"))
     )
-    group = p.group("toolbar", "x") if icons else None
+    group = p.group("toolbar", "x") if tools or icons else None
+    left = "".join(c.icon_button(p, i, group=group) for i in tools)
     buttons = "".join(c.icon_button(p, i, group=group) for i in icons)
     find = c.search_box(p, "Search", width="11rem") if search else ""
     return (
-        f'<div class="titlebar"><div class="traffic">{lights}</div>{"".join(tools)}'
+        f'<div class="titlebar"><div class="traffic">{lights}</div>{left}'
         f'<span class="h3" style="margin-left:.4rem;white-space:nowrap">{esc(title)}</span>'
         f'<span class="spacer"></span>{buttons}{find}</div>'
     )
@@ -430,11 +432,11 @@ def _windows(p: Page) -> str:
         bars = c.menu_titles(p, titles, cls="menubar", open_title=open_title, dropdown_html=drop)
         bars += c.toolbar(p, p.pick(p.domain.actions, rng.randint(3, 6)))
     elif chrome_style == "commandbar":
-        lead = c.text_button(p, "New", icon="plus", kind="primary") + '<span class="sep"></span>'
         icons = p.pick(
             ("scissors", "copy", "clipboard", "share", "trash", "pencil", "download", "refresh"), rng.randint(3, 6)
         )
-        bars = c.toolbar(p, icons, lead=lead, buttons=p.pick(p.domain.buttons, rng.randint(0, 2)), name="command bar")
+        bars = c.toolbar(p, icons, lead=[("New", "plus")], buttons=p.pick(p.domain.buttons, rng.randint(0, 2)),
+                         name="command bar")
     else:
         tabs = c.tabs(p, p.pick(vocab.WINDOWS_RIBBON_TABS, rng.randint(4, 8)), active=1, name="ribbon")
         bars = tabs + c.toolbar(
@@ -486,7 +488,7 @@ def _taskbar(p: Page) -> str:
     )
     search = c.search_box(p, "Search", width="13rem") if p.width_rem > 70 and rng.random() < 0.6 else ""
     center = c.icon_button(p, "windows", group=group) + search + "".join(c.icon_button(p, i, group=group) for i in apps)
-    tray = "".join(c.icon_button(p, i) for i in p.pick(("wifi", "volume", "battery"), rng.randint(2, 3)))
+    tray = "".join(c.icon_button(p, i, group=group) for i in p.pick(("wifi", "volume", "battery"), rng.randint(2, 3)))
     date = f"{rng.randint(1, 12)}/{rng.randint(1, 28)}/{rng.randint(2023, 2025)}"
     clock = f'<div class="clock">{esc(p.value("time"))}<br>{date}</div>'
     return f'<div class="taskbar"><div class="center">{center}</div><div class="tray">{tray}{clock}</div></div>'
@@ -615,7 +617,7 @@ def _action_sheet(p: Page) -> str:
                     p.rng.randint(2, 4))
     acts = "".join(f'<div class="cellrow"{p.mark("button", text=t, group=group)}>{esc(t)}</div>' for t in labels)
     return (f'<div class="backdrop"></div><div class="sheet"><div class="group">{acts}</div><div class="group">'
-            f'<div class="cellrow bold"{p.mark("button", text="Cancel")}>Cancel</div></div></div>')
+            f'<div class="cellrow bold"{p.mark("button", text="Cancel", group=group)}>Cancel</div></div></div>')
 
 
 def _ios(p: Page) -> str:
