@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 SYS_STAMP := $(VENV)/.system-packages
 # Debian packages the environments need: the browser, its driver, a virtual X server, X tools, a window manager.
-SYS_PACKAGES := chromium chromium-driver xvfb xdotool x11-utils openbox python3-tk fonts-dejavu-core
+SYS_PACKAGES := chromium chromium-driver xvfb xdotool x11-utils openbox python3-tk fonts-dejavu-core fonts-liberation fonts-urw-base35
 PIP_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels,)
 
 .PHONY: demo test setup system-packages clean bench
@@ -19,6 +19,10 @@ test: setup
 
 bench: setup
 	$(PY) bench/parse.py
+	$(PY) bench/env_step.py
+	$(PY) bench/synth.py
+	$(PY) bench/loop.py
+	$(PY) bench/train.py
 
 setup: $(STAMP) $(SYS_STAMP)
 

@@ -11,6 +11,7 @@ from uivenus.train.losses import (
     ActionCorrectness, LossError, action_aware_weights, clipped_pg_loss, group_advantages, kl_penalty, mopd_loss,
     reverse_kl_advantages, sequence_mean, truncated_importance_weights,
 )
+from uivenus.train.spans import TokenSpans
 
 
 def test_grpo_normalises_each_group_by_its_mean_and_unbiased_std() -> None:
@@ -84,36 +85,45 @@ def test_truncated_importance_weights_drop_tokens_outside_the_range() -> None:
 
 # --- action-aware weights on hand-built spans --------------------------------------------------------
 
-# completion tokens: <think> a b </think> <action> Cl ick ( point = ( 1 , 2 ) ) </action> <pad>
-THINK = [1, 1, 1, 1] + [0] * 13
+# completion tokens: <think> a b </think> <action> Cl ick ( point = ( 1 , 2 ) ) </action> <|im_end|> <pad>
+THINK = [0, 1, 1, 0] + [0] * 13
+ACTION = [0] * 5 + [1] * 10 + [0] * 2
 TYPE = [0] * 5 + [1, 1] + [0] * 10
-PARAMS = [0] * 8 + [1] * 7 + [0] * 2
+PARAMS = [0] * 10 + [1] * 5 + [0] * 2
 REAL = [1] * 16 + [0]
 
 
-def _spans(rows: int) -> dict[str, torch.Tensor]:
-    return {name: torch.tensor([mask] * rows, dtype=torch.bool)
-            for name, mask in (("think", THINK), ("action_type", TYPE), ("params", PARAMS))}
+def _spans(rows: int, *, named: bool = True) -> TokenSpans:
+    def mask(values: list[int]) -> torch.Tensor:
+        return torch.tensor([values] * rows, dtype=torch.bool)
+
+    return TokenSpans(assistant=mask(REAL), think=mask(THINK), action=mask(ACTION),
+                      action_type=mask(TYPE if named else [0] * 17), params={"point": mask(PARAMS)})
 
 
 def test_action_aware_weights_follow_the_action_structure() -> None:
     kinds = [ActionCorrectness.CORRECT, ActionCorrectness.PARAM_WRONG, ActionCorrectness.TYPE_WRONG,
              ActionCorrectness.UNPARSEABLE]
-    w = action_aware_weights(_spans(4), kinds, think_weight=0.1, mask=torch.tensor([REAL] * 4))
+    w = action_aware_weights(_spans(4), kinds, think_weight=0.1)
     correct, param_wrong, type_wrong, unparseable = w.tolist()
     assert correct == [0.0] * 17
     assert param_wrong == pytest.approx([0.1 * t + p for t, p in zip(THINK, PARAMS)])  # parameters (+ think) only
     assert type_wrong == pytest.approx([0.1 * t + y for t, y in zip(THINK, TYPE)])  # type tokens, not parameters
-    assert unparseable == [float(r) for r in REAL]  # the whole completion, never the padding
-    zero_think = action_aware_weights(_spans(1), ["param_wrong"], think_weight=0.0, mask=torch.tensor([REAL]))
+    assert unparseable == [float(r) for r in REAL]  # everything the model produced, never the padding
+    zero_think = action_aware_weights(_spans(1), ["param_wrong"], think_weight=0.0)
     assert zero_think[0].tolist() == [float(p) for p in PARAMS]
+
+
+def test_a_bare_grounding_answer_with_the_wrong_type_is_weighted_on_its_answer() -> None:
+    w = action_aware_weights(_spans(1, named=False), [ActionCorrectness.TYPE_WRONG], think_weight=0.0)
+    assert w[0].tolist() == [float(a) for a in ACTION]  # `[x,y]` where `[-1,-1]` was due: no name tokens to push
 
 
 def test_action_aware_weights_check_their_inputs() -> None:
     with pytest.raises(LossError, match="one correctness per response"):
-        action_aware_weights(_spans(2), ["correct"], mask=torch.tensor([REAL] * 2))
-    with pytest.raises(LossError, match="missing"):
-        action_aware_weights({"think": torch.zeros(1, 17)}, ["correct"], mask=torch.tensor([REAL]))
+        action_aware_weights(_spans(2), ["correct"])
+    with pytest.raises(LossError, match="think_weight"):
+        action_aware_weights(_spans(1), ["correct"], think_weight=-1)
 
 
 # --- MOPD -----------------------------------------------------------------------------------------

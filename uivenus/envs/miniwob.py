@@ -88,7 +88,7 @@ class MiniWoBConfig:
 # --- fixed page scripts (data goes in as arguments, never as code) --------------------------------
 
 #: Keeps the document from scrolling: the task area must stay where the viewport (and the screenshot) is.
-_CSS_LOCK = "html, body { overflow: hidden !important; }"
+_CSS_LOCK = "html, body { overflow: hidden !important; overscroll-behavior: none !important; }"
 _JS_START = """({seed, maxMs, mode}) => {
   Math.seedrandom(seed);
   if (mode !== null) core.setDataMode(mode);

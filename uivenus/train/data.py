@@ -160,11 +160,11 @@ def _outcome_of(value: Any) -> TraceOutcome | None:
     return None
 
 
-def trace_outcome(verdicts: Mapping[str, Any], keys: Sequence[str]) -> TraceOutcome:
-    """The episode's outcome: the first of `keys` in `verdicts` that holds an outcome word, a mapping with an
-    "outcome" (a vote result) or a checker's {"passed": bool}; UNKNOWN when none does."""
-    for key in keys:
-        outcome = _outcome_of(verdicts.get(key))
+def trace_outcome(verdicts: Mapping[str, Any], key: str = "trace") -> TraceOutcome:
+    """The episode's outcome: `verdicts[key]`, else the first other verdict that holds one. An outcome is an
+    outcome word, a mapping with an "outcome" (a vote result) or a checker's {"passed": bool}; UNKNOWN if none."""
+    for name in (key, *verdicts):
+        outcome = _outcome_of(verdicts.get(name))
         if outcome is not None:
             return outcome
     return TraceOutcome.UNKNOWN
@@ -174,8 +174,8 @@ def trace_outcome(verdicts: Mapping[str, Any], keys: Sequence[str]) -> TraceOutc
 class VerdictPolicy:
     """How verified trajectories become samples: a weight per trace outcome, or None to drop the episode.
 
-    The outcome is read from `verdicts[key]` (where trace verification stores it), else from the verdict of the
-    task's own checker (`verdicts[task.check["kind"]]`, e.g. "sandbox").
+    The outcome is read from `verdicts[key]` (where trace verification stores it), else from another verdict
+    such as the task's own checker (`verdicts["sandbox"] == {"passed": True}`); see `trace_outcome`.
     """
 
     success: float | None = 1.0
@@ -282,8 +282,8 @@ def _step_sample(episode: _Episode, index: int, weight: float, options: _StepOpt
     first_with_image = index - loop.images_in_history
     history = [Turn(episode.screen(past) if i >= first_with_image and past.screen is not None else None,
                     past.response or "") for i, past in enumerate(episode.steps[:index])]
-    notes = [past.action.content.strip() for past in episode.steps[:index]
-             if isinstance(past.action, TakeNote) and past.executed and past.action.content.strip()]
+    notes = [past.action.content.strip() for past in episode.steps[:index]  # the loop's Memory.take
+             if isinstance(past.action, TakeNote) and past.action.content.strip()]
     prompt = navigation_prompt(episode.platform, frame, thinking=loop.thinking, template=loop.prompt_template)
     messages = build_messages(prompt, episode.instruction, history, screenshot, frame=frame,
                               images_in_history=loop.images_in_history, notes=notes, max_pixels=loop.max_pixels)
@@ -324,14 +324,13 @@ def trajectory_samples(run_dir: Path, verdict_policy: VerdictPolicy = VerdictPol
     def refs() -> Iterator[SampleRef]:
         for directory in episode_dirs(run_dir):
             trajectory = read_episode(directory)
-            keys = (verdict_policy.key, *([trajectory.task.check["kind"]] if trajectory.task.check else []))
             episode = _Episode(
                 key=f"{directory.parent.name}/{directory.name}", instruction=trajectory.task.instruction,
                 platform=trajectory.task.platform, loop=_loop_config(trajectory.metadata), steps=trajectory.steps,
                 screen=functools.partial(screenshot, directory),
             )
-            yield from _episode_refs(episode, verdict_policy.weight(trace_outcome(trajectory.verdicts, keys)),
-                                     executed_only, options)
+            outcome = trace_outcome(trajectory.verdicts, verdict_policy.key)
+            yield from _episode_refs(episode, verdict_policy.weight(outcome), executed_only, options)
 
     return Samples(f"trajectories:{run_dir}", refs)
 
@@ -394,13 +393,15 @@ def parquet_samples(path: Path, verdict_policy: VerdictPolicy = VerdictPolicy(),
     def refs() -> Iterator[SampleRef]:
         for rows in _parquet_episodes(path):
             first = rows[0]
-            verdicts = _json_field(first, "verdicts")
+            if [row["step"] for row in rows] != list(range(len(rows))):
+                raise DataError(f"{path}: episode {first['run_id']}/{first['episode_id']} rows are not steps 0..n "
+                                "in order; re-export it with store.export_parquet")
             episode = _Episode(
                 key=f"{first['run_id']}/{first['episode_id']}", instruction=first["instruction"],
                 platform=Platform(first["platform"]), loop=_loop_config({"config": _json_field(first, "config")}),
                 steps=tuple(_row_step(row) for row in rows), screen=functools.partial(_row_image, rows),
             )
-            outcome = trace_outcome(verdicts, (verdict_policy.key, *verdicts.keys()))
+            outcome = trace_outcome(_json_field(first, "verdicts"), verdict_policy.key)
             yield from _episode_refs(episode, verdict_policy.weight(outcome), executed_only, options)
 
     return Samples(f"parquet:{path}", refs)

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from torch import Tensor
 
+    from uivenus.train.spans import TokenSpans
+
 __all__ = [
     "ADVANTAGE_METHODS", "KL_ESTIMATORS", "ActionCorrectness", "LossError", "action_aware_weights",
     "clipped_pg_loss", "group_advantages", "kl_penalty", "mopd_loss", "reverse_kl_advantages",
@@ -159,39 +161,34 @@ class ActionCorrectness(StrEnum):
     UNPARSEABLE = "unparseable"  # no action could be read: no span is known good, so the whole completion
 
 
-#: Span masks `action_aware_weights` reads, by name (as `uivenus.train.spans` names them).
-WEIGHTED_SPANS = ("think", "action_type", "params")
+def action_aware_weights(spans: TokenSpans, correctness: Sequence[ActionCorrectness | str],
+                         think_weight: float = 0.1) -> Tensor:
+    """Per-token weights (B, L) over the positions `spans` covers, from each response's correctness.
 
-
-def action_aware_weights(spans: Mapping[str, Tensor], correctness: Sequence[ActionCorrectness | str],
-                         think_weight: float = 0.1, *, mask: Tensor) -> Tensor:
-    """Per-token weights (B, T) from per-token span masks and each response's correctness.
-
-    `spans` holds (B, T) masks "think", "action_type" and "params" over the completion tokens; `mask` marks the
-    completion tokens themselves. Correct → 0 everywhere; parameter wrong → 1 on the parameter tokens; type wrong
-    → 1 on the type tokens only; both wrong cases put `think_weight` on the reasoning. Unparseable → 1 on every
-    completion token (the response failed the format, so nothing in it is known to be right).
+    Correct → 0 everywhere; parameter wrong → 1 on the parameter tokens; type wrong → 1 on the type tokens only
+    (a bare grounding answer has no type tokens: its numbers are the click-or-refuse decision, so its action span);
+    both wrong cases put `think_weight` on the reasoning. Unparseable → 1 on every token the model produced (the
+    response failed the format, so nothing in it is known to be right). Padding and prompt weigh 0.
     """
     import torch
 
-    missing = [name for name in WEIGHTED_SPANS if name not in spans]
-    if missing:
-        raise LossError(f"action_aware_weights needs span masks {', '.join(WEIGHTED_SPANS)}; missing {missing}")
-    _check_same_shape(mask=mask, **{name: spans[name] for name in WEIGHTED_SPANS})
-    if len(correctness) != mask.shape[0]:
-        raise LossError(f"one correctness per response: got {len(correctness)} for {mask.shape[0]} responses")
+    produced = spans.assistant
+    if produced.dim() != 2 or len(correctness) != produced.shape[0]:
+        raise LossError(f"one correctness per response: got {len(correctness)} for span masks of shape "
+                        f"{tuple(produced.shape)}")
     if think_weight < 0:
         raise LossError(f"think_weight must be >= 0, got {think_weight}")
-    real = mask.float()
-    think, action_type, params = (spans[name].float() * real for name in WEIGHTED_SPANS)
+    think = think_weight * spans.think.float()
+    named = spans.action_type.any(dim=-1, keepdim=True)
+    type_tokens = torch.where(named, spans.action_type, spans.action).float()
     by_kind = {
-        ActionCorrectness.CORRECT: torch.zeros_like(real),
-        ActionCorrectness.PARAM_WRONG: params + think_weight * think,
-        ActionCorrectness.TYPE_WRONG: action_type + think_weight * think,
-        ActionCorrectness.UNPARSEABLE: real,
+        ActionCorrectness.CORRECT: torch.zeros_like(think),
+        ActionCorrectness.PARAM_WRONG: spans.param.float() + think,
+        ActionCorrectness.TYPE_WRONG: type_tokens + think,
+        ActionCorrectness.UNPARSEABLE: produced.float(),
     }
     rows = [by_kind[ActionCorrectness(kind)][row] for row, kind in enumerate(correctness)]
-    return torch.stack(rows).clamp(max=1.0)
+    return (torch.stack(rows).clamp(max=1.0) * produced.float())
 
 
 def mopd_loss(student_logp: Tensor, teacher_logp: Tensor, sampler_logp: Tensor, mask: Tensor,

@@ -90,6 +90,8 @@ class TokenSpans:
 
         if not items:
             raise SpanError("cannot stack an empty list of spans")
+        if len({tuple(item.assistant.shape) for item in items}) > 1:
+            raise SpanError("spans must be padded to equal length before stacking")
         names = sorted({name for item in items for name in item.params})
 
         def column(get: Callable[[TokenSpans], torch.Tensor | None]) -> torch.Tensor:
@@ -127,7 +129,8 @@ def token_offsets(tokenizer: Any, ids: Sequence[int]) -> list[tuple[int, int]]:
         while agree < limit and prefix[agree] == full[agree]:
             agree += 1
         end = max(previous, agree if i < len(ids) else len(full))
-        offsets.append((previous, end))
+        # a token that stops inside a character covers that character (as fast tokenizers' offsets do)
+        offsets.append((previous, end if end > previous else min(previous + 1, len(full))))
         previous = end
     return offsets
 

@@ -2,7 +2,7 @@
 
 The JSON is a list of ScreenSpot-v2-style records (bbox [x1, y1, x2, y2] in pixels) with our extra fields;
 Parquet rows are the same records with the PNG bytes embedded, typed so `datasets` loads `image` as an
-Image feature.
+Image feature (`datasets.load_dataset("parquet", data_files=...)`).
 """
 
 from __future__ import annotations
@@ -70,26 +70,38 @@ def _features() -> Any:
     )
 
 
-def export_parquet(dataset_dir: str | Path, out: str | Path) -> Path:
-    """One Parquet file, one row per instruction, each with its screen's PNG bytes; returns its path."""
-    from datasets import Dataset
+def export_parquet(dataset_dir: str | Path, out: str | Path, *, rows_per_group: int = 1000) -> Path:
+    """One Parquet file, one row per instruction with its screen's PNG bytes; returns its path.
+
+    Rows of one screen share a row group whose image column is dictionary-encoded, so a screen's bytes are
+    stored once however many instructions it has; groups are written as they fill (memory stays bounded).
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
     root = Path(dataset_dir)
     records = read_annotations(root)
-    features = _features()
-    images: dict[str, bytes] = {}
-    rows = []
-    for record in records:
-        name = record["img_filename"]
-        if name not in images:
-            path = root / IMAGES / name
-            if not path.is_file():
-                raise DatasetError(f"{path} is named in {ANNOTATIONS} but missing")
-            images[name] = path.read_bytes()
-        row = {key: record.get(key) for key in features if key != "image"}
-        row["image"] = {"bytes": images[name], "path": name}
-        rows.append(row)
+    schema = _features().arrow_schema  # carries the `huggingface` metadata that makes `image` an Image
     out_path = Path(out)
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    Dataset.from_list(rows, features=features).to_parquet(str(out_path))
+    tmp = out_path.with_name(out_path.name + ".tmp")
+    batch: list[dict[str, Any]] = []
+    name, data = None, b""
+    with pq.ParquetWriter(str(tmp), schema, use_dictionary=["image.bytes"], dictionary_pagesize_limit=1 << 30) as writer:
+        for record in records:
+            if record["img_filename"] != name:
+                if len(batch) >= rows_per_group:
+                    writer.write_table(pa.Table.from_pylist(batch, schema=schema))
+                    batch = []
+                name = record["img_filename"]
+                path = root / IMAGES / name
+                if not path.is_file():
+                    raise DatasetError(f"{path} is named in {ANNOTATIONS} but missing")
+                data = path.read_bytes()
+            row = {key: record.get(key) for key in schema.names if key != "image"}
+            row["image"] = {"bytes": data, "path": name}
+            batch.append(row)
+        if batch:
+            writer.write_table(pa.Table.from_pylist(batch, schema=schema))
+    os.replace(tmp, out_path)
     return out_path

@@ -2,7 +2,8 @@
 
 Sample `index` of a run with `seed` draws everything (platform, size, theme, screen, instructions) from
 `random.Random(sample_seed(seed, index))`, and Chromium renders the same page to the same pixels, so a
-sample is the same bytes whichever worker makes it and however many workers there are.
+sample is the same bytes whichever worker makes it and however many workers there are (for one Chromium
+build and font set: install fonts-dejavu, fonts-liberation and fonts-urw-base35 for the intended faces).
 """
 
 from __future__ import annotations

@@ -1,0 +1,170 @@
+"""Stage II, step-level offline RL: one expert per domain (grounding, CAPTCHA, mobile, web, desktop).
+
+For every step sample of the domain's data the policy draws k replies; each is scored against the sample's
+reference action with the action rewards of `uivenus.verify.rewards` (format, type, point-in-box or Gaussian,
+text F1, direction, refusal on negative items); the k rewards become group-normalised advantages (GRPO, or RLOO's
+leave-one-out baseline) for a clipped policy-gradient loss, with an optional KL penalty to a frozen reference.
+The ratio is taken against the sampler's own log-probabilities, so a served sampler's drift is clipped too.
+
+    python -m uivenus.train.rl configs/rl_grounding.yaml [key=value ...]
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from uivenus.train.config import ConfigError, load_config
+from uivenus.train.data import Batch, ChatSample, Domain, SampleStream, SourceSpec, samples_from_spec
+from uivenus.train.losses import ADVANTAGE_METHODS, KL_ESTIMATORS, clipped_pg_loss, group_advantages, kl_penalty
+from uivenus.train.sampling import Sampler, SamplingConfig, make_sampler, score_rollouts
+from uivenus.train.trainer import TrainConfig, Trainer, TrainError, load_model, token_logprobs
+from uivenus.verify.rewards import POINT_SCORERS, RewardWeights, action_reward
+
+if TYPE_CHECKING:
+    import torch
+
+__all__ = ["RLConfig", "RLLoss", "frozen_model", "main", "stream_for", "train_rl", "unwrap"]
+
+
+@dataclass(frozen=True)
+class RLConfig(TrainConfig):
+    """Stage II: the shared settings, the domain's data, and how replies are sampled, rewarded and optimised.
+
+    `domain` None trains on every sample of `sources`; set, it trains that domain's expert on its samples only.
+    `reference` is the frozen model of the KL penalty (default: the starting checkpoint `model`).
+    """
+
+    sources: tuple[SourceSpec, ...] = ()
+    domain: Domain | None = None
+    sampling: SamplingConfig = SamplingConfig(k=4)
+    generation_batch: int = 8
+    method: Literal["grpo", "rloo"] = "grpo"
+    clip_eps: float = 0.2
+    clip_eps_high: float | None = None
+    kl_coef: float = 0.0
+    kl_kind: Literal["k1", "k2", "k3"] = "k3"
+    reference: str | None = None
+    reward: RewardWeights = RewardWeights()
+    point: Literal["gaussian", "box"] = "gaussian"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not self.sources:
+            raise ConfigError("sources must name at least one source of samples with reference actions "
+                              "(kind: grounding, captcha, trajectories, ...)")
+        if self.sampling.k < 2:
+            raise ConfigError(f"sampling.k must be >= 2: advantages compare the k replies to one prompt, "
+                              f"got {self.sampling.k}")
+        if self.method not in ADVANTAGE_METHODS or self.kl_kind not in KL_ESTIMATORS or self.point not in POINT_SCORERS:
+            raise ConfigError(f"method, kl_kind, point must be one of {list(ADVANTAGE_METHODS)}, "
+                              f"{list(KL_ESTIMATORS)}, {list(POINT_SCORERS)}")
+        if self.clip_eps <= 0 or (self.clip_eps_high is not None and self.clip_eps_high <= 0):
+            raise ConfigError(f"clip_eps (and clip_eps_high) must be positive, got {self.clip_eps}, "
+                              f"{self.clip_eps_high}")
+        if self.kl_coef < 0 or self.generation_batch < 1:
+            raise ConfigError(f"kl_coef must be >= 0 and generation_batch >= 1, got {self.kl_coef}, "
+                              f"{self.generation_batch}")
+
+
+def unwrap(model: Any) -> Any:
+    """The model inside accelerate's wrappers (DDP, FSDP, compiled): what `generate` must be called on."""
+    from accelerate.utils import extract_model_from_parallel
+
+    return extract_model_from_parallel(model)
+
+
+def frozen_model(path: str | Path, dtype: str, device: Any) -> Any:
+    """A checkpoint loaded for scoring only (reference, teacher): eval mode, no gradients, on `device`."""
+    model = load_model(path, dtype).to(device).eval()
+    model.requires_grad_(False)
+    return model
+
+
+class RLLoss:
+    """The Stage II loss as a `Trainer` plug: sample, reward, advantage, clipped policy gradient (+ KL)."""
+
+    def __init__(self, config: RLConfig, processor: Any) -> None:
+        self.config, self.processor = config, processor
+        self._sampler: Sampler | None = None
+        self._reference: Any = None
+
+    def usable(self, sample: ChatSample) -> bool:
+        """A sample can be rewarded: it has a reference action and belongs to the configured domain."""
+        return sample.reference is not None and self.config.domain in (None, sample.domain)
+
+    def _reference_model(self, device: Any) -> Any:
+        if self._reference is None:
+            self._reference = frozen_model(self.config.reference or self.config.model, self.config.dtype, device)
+        return self._reference
+
+    def __call__(self, model: Any, batch: Batch) -> tuple[torch.Tensor, dict[str, float]]:
+        import torch
+
+        config = self.config
+        samples = [s for s in batch.samples if self.usable(s)]
+        if not samples:
+            raise TrainError(f"no sample of this batch has a reference action{f' of domain {config.domain}' if config.domain else ''}; "
+                             "Stage II needs sources with references (grounding, captcha, trajectories)")
+        if self._sampler is None:
+            self._sampler = make_sampler(config.sampling, unwrap(model), self.processor,
+                                         batch_size=config.generation_batch)
+        rollouts = self._sampler.sample(samples)
+        rewards = [action_reward(r.text, r.sample.reference, config.reward, point=config.point) for r in rollouts]
+        scored = score_rollouts(model, self.processor, rollouts)
+        totals = torch.tensor([r.total for r in rewards])
+        advantages = group_advantages(totals, config.sampling.k, config.method).to(scored.logp.device)
+        loss = clipped_pg_loss(scored.logp, scored.sampler_logp, advantages, scored.mask, config.clip_eps,
+                               config.clip_eps_high)
+        ratio = torch.exp(scored.logp.detach() - scored.sampler_logp)
+        high = config.clip_eps if config.clip_eps_high is None else config.clip_eps_high
+        clipped = ((ratio < 1 - config.clip_eps) | (ratio > 1 + high)) & scored.mask
+        metrics = {
+            "reward": float(totals.mean()), "reward_std": float(totals.std()) if len(totals) > 1 else 0.0,
+            "reward_format": sum(r.format for r in rewards) / len(rewards),
+            "reward_type": sum(r.type for r in rewards) / len(rewards),
+            "reward_params": sum(r.params for r in rewards) / len(rewards),
+            "clip_fraction": float(clipped.sum() / scored.mask.sum().clamp(min=1)),
+            "completion_tokens": float(scored.mask.sum(dim=1).float().mean()),
+            "skipped": float(len(batch.samples) - len(samples)),
+        }
+        if config.kl_coef:
+            with torch.no_grad():
+                reference = token_logprobs(self._reference_model(scored.logp.device), scored.batch)[:, -scored.width:]
+            kl = kl_penalty(scored.logp, reference, scored.mask, config.kl_kind)
+            loss = loss + config.kl_coef * kl
+            metrics["kl"] = float(kl.detach())
+        return loss, metrics
+
+
+def stream_for(config: TrainConfig, sources: Sequence[SourceSpec], processor: Any) -> SampleStream:
+    """The training stream of a sampling stage (prompts only matter; replies are sampled)."""
+    return SampleStream([samples_from_spec(s, f"sources.{i}") for i, s in enumerate(sources)], processor,
+                        batch_size=config.batch_size, max_length=config.max_length, seed=config.seed,
+                        shuffle_buffer=config.shuffle_buffer, padding_side=config.padding_side)
+
+
+def train_rl(config: RLConfig) -> Path:
+    """Run Stage II as configured (resuming from `out_dir` when `resume` says so); returns the final model dir."""
+    from uivenus.agent.policies.transformers_local import load_processor
+
+    processor = load_processor(config.model)
+    trainer = Trainer(config, RLLoss(config, processor), stream_for(config, config.sources, processor),
+                      processor=processor)
+    return trainer.train()
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """`python -m uivenus.train.rl CONFIG.yaml [key=value ...]`: train and print the final model directory."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        print(__doc__)
+        raise SystemExit(0 if args else 2)
+    print(train_rl(load_config(args[0], RLConfig, overrides=args[1:])))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,313 @@
+"""Rollouts for Stages II and III: k sampled replies per prompt, the log-probability the sampler gave each token,
+and the layout that lets any model score those exact tokens.
+
+Two samplers. `ModelSampler` generates with the model being trained (transformers `generate`, temperature 1.0 by
+default) and records, token by token, the log-probability of the distribution it actually drew from — after every
+logits processor, temperature and top-p included — so the importance weights of MOPD compare the trainer with the
+real sampler. `ServerSampler` asks an OpenAI-compatible server (vLLM, SGLang; a `policy_from_spec("openai:...")`
+policy), which answers text only: its replies are tokenised here and carry no sampler log-probabilities (the
+trainer's own then stand in, an importance weight of 1), and the server must be serving the current weights.
+
+Scoring aligns on the completion, never on absolute positions: each model encodes its own prompt (a teacher may
+see a hint, or count image tokens differently), the batch is padded on the left, so every row's reply fills the
+last columns for every model, and `completion_view` names those columns (`trainer.token_logprobs` scores them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from uivenus.agent.policies.base import Message, Policy, PolicyRequest, Sampling, policy_from_spec
+from uivenus.train.data import IGNORE_INDEX, Batch, ChatSample, PromptInputs, collate, encode_completion, encode_prompt
+from uivenus.train.trainer import token_logprobs
+
+if TYPE_CHECKING:
+    import torch
+
+__all__ = ["ModelSampler", "Rollout", "Sampler", "SamplingConfig", "SamplingError", "ScoredRollouts", "ServerSampler",
+           "completion_view", "encode_rollouts", "make_sampler", "right_aligned", "score_rollouts"]
+
+
+class SamplingError(ValueError):
+    """Replies cannot be sampled or scored as configured; the message says what to change."""
+
+
+@dataclass(frozen=True)
+class SamplingConfig:
+    """How rollouts are drawn: k replies per prompt, at most `max_new_tokens` each; `server` is an `openai:` policy
+    spec to sample from a served copy of the policy instead of the model in training."""
+
+    k: int = 4
+    max_new_tokens: int = 128
+    temperature: float = 1.0
+    top_p: float = 1.0
+    min_new_tokens: int = 0
+    server: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.k < 1 or self.max_new_tokens < 1 or not 0 <= self.min_new_tokens <= self.max_new_tokens:
+            raise SamplingError(f"need k >= 1 and 0 <= min_new_tokens <= max_new_tokens (>= 1), got {self}")
+        if self.temperature <= 0 or not 0 < self.top_p <= 1:
+            raise SamplingError(f"sampling needs temperature > 0 and 0 < top_p <= 1, got temperature="
+                                f"{self.temperature}, top_p={self.top_p} (greedy decoding gives k identical replies)")
+        if self.server is not None and not self.server.startswith("openai:"):
+            raise SamplingError(f"server must be an openai: policy spec (openai:http://HOST:PORT/v1#MODEL), "
+                                f"got {self.server!r}")
+
+
+@dataclass(frozen=True)
+class Rollout:
+    """One sampled reply to one sample's prompt: its tokens (up to and including the stop token), its text
+    (special tokens dropped) and the sampler's log-probability of each token (None when the sampler gave none)."""
+
+    sample: ChatSample
+    prompt: PromptInputs
+    completion_ids: tuple[int, ...]
+    text: str
+    sampler_logp: torch.Tensor | None = None
+
+
+class Sampler(Protocol):
+    """Draws `k` replies per sample, returned grouped: the k rollouts of samples[0] first."""
+
+    k: int
+
+    def sample(self, samples: Sequence[ChatSample]) -> list[Rollout]: ...
+
+
+def _stop_ids(model: Any, tokenizer: Any) -> frozenset[int]:
+    eos = model.generation_config.eos_token_id
+    ids = set(eos if isinstance(eos, list) else [] if eos is None else [eos])
+    if tokenizer.eos_token_id is not None:
+        ids.add(tokenizer.eos_token_id)
+    return frozenset(ids)
+
+
+def _until_stop(tokens: Sequence[int], stop: frozenset[int]) -> int:
+    """How many tokens the reply has: up to and including the first stop token (the rest is padding)."""
+    return next((i + 1 for i, token in enumerate(tokens) if token in stop), len(tokens))
+
+
+def _vision_ids(model: Any) -> list[int]:
+    """Image/video placeholder ids: a reply holding one could not be scored (no pixels back it), so never sample them."""
+    config = model.config
+    names = ("image_token_id", "video_token_id", "vision_start_token_id", "vision_end_token_id")
+    return [value for name in names if isinstance(value := getattr(config, name, None), int)]
+
+
+class _ChosenLogProbs:
+    """The last logits processor of `generate`: applies temperature and top-p itself (so nothing changes the
+    distribution after it) and records log μ(y_t) of each drawn token, which it sees one step later as the
+    newest input id. Memory stays one vocabulary row per sequence, whatever the reply length."""
+
+    def __init__(self, warpers: Sequence[Callable[[Any, Any], Any]]) -> None:
+        self.warpers = tuple(warpers)
+        self.previous: torch.Tensor | None = None
+        self.chosen: list[torch.Tensor] = []
+
+    def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        for warp in self.warpers:
+            scores = warp(input_ids, scores)
+        if self.previous is not None:
+            self.chosen.append(self.previous.gather(1, input_ids[:, -1:]).squeeze(1))
+        self.previous = scores.float().log_softmax(-1)
+        return scores
+
+    def per_token(self, new_tokens: torch.Tensor) -> torch.Tensor:
+        """(N, G) log-probabilities of the G generated tokens (steps generate ran and then undid are dropped)."""
+        import torch
+
+        steps = new_tokens.shape[1]
+        chosen = list(self.chosen[:steps])
+        if len(chosen) < steps and self.previous is not None:
+            chosen.append(self.previous.gather(1, new_tokens[:, len(chosen):len(chosen) + 1]).squeeze(1))
+        return torch.stack(chosen, dim=1)
+
+
+def _prompt_batch(prompts: Sequence[PromptInputs], pad_id: int) -> dict[str, torch.Tensor]:
+    """Left-padded generation inputs for encoded prompts (images concatenated in order)."""
+    import torch
+    import torch.nn.functional as F
+
+    width = max(len(p.input_ids) for p in prompts)
+
+    def left(t: torch.Tensor, value: int) -> torch.Tensor:
+        return F.pad(t, (width - len(t), 0), value=value)
+
+    inputs = {
+        "input_ids": torch.stack([left(p.input_ids, pad_id) for p in prompts]),
+        "attention_mask": torch.stack([left(torch.ones_like(p.input_ids), 0) for p in prompts]),
+    }
+    if all(p.mm_token_type_ids is not None for p in prompts):
+        inputs["mm_token_type_ids"] = torch.stack([left(p.mm_token_type_ids, 0) for p in prompts])
+    with_images = [p for p in prompts if p.pixel_values is not None]
+    if with_images:
+        inputs["pixel_values"] = torch.cat([p.pixel_values for p in with_images])
+        inputs["image_grid_thw"] = torch.cat([p.image_grid_thw for p in with_images])
+    return inputs
+
+
+class ModelSampler:
+    """Samples from a live model with transformers `generate`; `batch_size` prompts (times k replies) at a time."""
+
+    def __init__(self, model: Any, processor: Any, config: SamplingConfig, *, batch_size: int = 8) -> None:
+        self.model, self.processor, self.config, self.k = model, processor, config, config.k
+        self.batch_size = batch_size
+        tokenizer = processor.tokenizer
+        self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+        self.stop = _stop_ids(model, tokenizer)
+
+    def sample(self, samples: Sequence[ChatSample]) -> list[Rollout]:
+        rollouts: list[Rollout] = []
+        for start in range(0, len(samples), self.batch_size):
+            rollouts += self._sample(samples[start:start + self.batch_size])
+        return rollouts
+
+    def _sample(self, samples: Sequence[ChatSample]) -> list[Rollout]:
+        import torch
+        from transformers import LogitsProcessorList, TemperatureLogitsWarper, TopPLogitsWarper
+
+        prompts = [encode_prompt(self.processor, s.messages, thinking=s.thinking) for s in samples]
+        device = next(self.model.parameters()).device
+        inputs = {name: t.to(device) for name, t in _prompt_batch(prompts, self.pad_id).items()}
+        warpers = []
+        if self.config.temperature != 1.0:
+            warpers.append(TemperatureLogitsWarper(self.config.temperature))
+        if self.config.top_p < 1.0:
+            warpers.append(TopPLogitsWarper(self.config.top_p))
+        recorder = _ChosenLogProbs(warpers)
+        was_training = self.model.training
+        self.model.eval()
+        try:
+            with torch.no_grad():
+                sequences = self.model.generate(
+                    **inputs, do_sample=True, temperature=1.0, top_p=1.0, top_k=0, num_return_sequences=self.k,
+                    max_new_tokens=self.config.max_new_tokens, min_new_tokens=self.config.min_new_tokens,
+                    suppress_tokens=_vision_ids(self.model), logits_processor=LogitsProcessorList([recorder]),
+                    pad_token_id=self.pad_id,
+                )
+        finally:
+            self.model.train(was_training)
+        new = sequences[:, inputs["input_ids"].shape[1]:]
+        logps = recorder.per_token(new).cpu()
+        rows = new.cpu().tolist()
+        out = []
+        for row, (tokens, logp) in enumerate(zip(rows, logps)):
+            n = _until_stop(tokens, self.stop)
+            ids = tuple(tokens[:n])
+            text = self.processor.tokenizer.decode(ids, skip_special_tokens=True)
+            out.append(Rollout(samples[row // self.k], prompts[row // self.k], ids, text, logp[:n].clone()))
+        return out
+
+
+class ServerSampler:
+    """Samples from an OpenAI-compatible server: k requests per prompt, replies tokenised with our tokenizer."""
+
+    def __init__(self, policy: Policy, processor: Any, config: SamplingConfig, *, end_of_turn: str = "<|im_end|>"):
+        self.policy, self.processor, self.config, self.k = policy, processor, config, config.k
+        tokenizer = processor.tokenizer
+        end = tokenizer.convert_tokens_to_ids(end_of_turn)
+        if end is None or end == tokenizer.unk_token_id:
+            raise SamplingError(f"the tokenizer has no {end_of_turn!r} token to end server replies with; pass "
+                                "end_of_turn= the chat template's end-of-turn token")
+        self.end_id = end
+
+    def sample(self, samples: Sequence[ChatSample]) -> list[Rollout]:
+        requests = [PolicyRequest(s.messages, sampling=Sampling(self.config.temperature, self.config.max_new_tokens,
+                                                                s.thinking, self.config.top_p))
+                    for s in samples for _ in range(self.k)]
+        replies = self.policy.act_batch(requests)
+        tokenizer = self.processor.tokenizer
+        out, prompts = [], {}
+        for index, reply in enumerate(replies):
+            sample = samples[index // self.k]
+            if id(sample) not in prompts:
+                prompts[id(sample)] = encode_prompt(self.processor, sample.messages, thinking=sample.thinking)
+            # the reply is plain text: a literal "<|im_end|>" in it is text, not our end of turn
+            ids = tokenizer(reply.text, add_special_tokens=False, split_special_tokens=True)["input_ids"]
+            out.append(Rollout(sample, prompts[id(sample)], (*ids, self.end_id), reply.text))
+        return out
+
+
+def make_sampler(config: SamplingConfig, model: Any, processor: Any, *, batch_size: int = 8) -> Sampler:
+    """The server sampler when `config.server` names one, else sampling from `model` itself."""
+    if config.server is not None:
+        return ServerSampler(policy_from_spec(config.server), processor, config)
+    return ModelSampler(model, processor, config, batch_size=batch_size)
+
+
+# --- scoring layout -----------------------------------------------------------------------------
+
+def encode_rollouts(processor: Any, rollouts: Sequence[Rollout], *,
+                    messages: Callable[[ChatSample], Sequence[Message]] | None = None) -> Batch:
+    """The rollouts as one left-padded batch for `processor`'s model: the sampled tokens after each prompt.
+
+    Without `messages` the prompts the sampler encoded are reused (same processor); with it each prompt is
+    `messages(sample)` encoded by `processor` (a teacher's own processor, a hinted prompt).
+    """
+    tokenizer = processor.tokenizer
+    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+    prompts: dict[int, PromptInputs] = {}
+    items = []
+    for rollout in rollouts:
+        prompt = rollout.prompt
+        if messages is not None:
+            key = id(rollout.sample)
+            if key not in prompts:
+                prompts[key] = encode_prompt(processor, messages(rollout.sample), thinking=rollout.sample.thinking)
+            prompt = prompts[key]
+        items.append(encode_completion(processor, prompt, rollout.completion_ids, rollout.sample))
+    return collate(items, pad_id, padding_side="left")
+
+
+def completion_view(batch: Batch) -> tuple[int, torch.Tensor, torch.Tensor]:
+    """(width, completion ids, completion mask) of a left-padded rollout batch: its last `width` positions hold
+    every reply, right-aligned, whatever the prompt lengths."""
+    completion = batch.labels != IGNORE_INDEX
+    if not bool(completion[:, -1].all()):
+        raise SamplingError("a rollout batch must be padded on the left (encode_rollouts does so)")
+    width = int(completion.sum(dim=1).max())
+    return width, batch.input_ids[:, -width:], completion[:, -width:]
+
+
+def right_aligned(rows: Sequence[torch.Tensor | None], width: int, fallback: torch.Tensor) -> torch.Tensor:
+    """Per-rollout 1-D values placed at the end of `width` columns (the completion view); a row without values
+    (a server reply) takes that row of `fallback`, detached."""
+    import torch
+
+    out = fallback.detach().clone()
+    for index, row in enumerate(rows):
+        if row is not None:
+            out[index, width - len(row):] = row.to(out.device, out.dtype)
+            out[index, :width - len(row)] = 0.0
+    return out
+
+
+@dataclass(frozen=True)
+class ScoredRollouts:
+    """Rollouts laid out for a loss: the left-padded batch, its completion view (B, width), the trainer's
+    log-probabilities of the sampled tokens (with gradients) and the sampler's (the trainer's, detached, where the
+    sampler gave none)."""
+
+    rollouts: tuple[Rollout, ...]
+    batch: Batch
+    width: int
+    mask: torch.Tensor
+    logp: torch.Tensor
+    sampler_logp: torch.Tensor
+
+    def completion_spans(self) -> Any:
+        """The span masks (think, action, type, parameters) over the completion view."""
+        return self.batch.spans.map(lambda mask: mask[:, -self.width:])
+
+
+def score_rollouts(model: Any, processor: Any, rollouts: Sequence[Rollout]) -> ScoredRollouts:
+    """Encode `rollouts` for `model` (on its device) and take its log-probabilities of the sampled tokens."""
+    device = next(model.parameters()).device
+    batch = encode_rollouts(processor, rollouts).to(device)
+    width, _, mask = completion_view(batch)
+    logp = token_logprobs(model, batch)[:, -width:]
+    sampler = right_aligned([r.sampler_logp for r in rollouts], width, logp)
+    return ScoredRollouts(tuple(rollouts), batch, width, mask, logp, sampler)

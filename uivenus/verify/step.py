@@ -1,0 +1,540 @@
+"""Sample-level verification: label each step Correct, Exploratory, Ineffective or Incorrect.
+
+A label comes from a few observable signals (`StepSignals`) and a small ordered rule table (`STEP_RULES`), so every
+label carries the rule that gave it and can be checked by hand:
+
+- hit_interactive: does the action's point land on something that can be acted on (a control, a link, an element
+  with an onclick handler or a pointer cursor)? Read from the live DOM (`hit_test`) online, from the recorded
+  probe (`step.info["hit"]`) offline; unknown where there is no DOM.
+- screen_changed: the share of pixels that differ between the screen before the step and the screen after it
+  (`screen_change`), above `CHANGE_THRESHOLD`. Unknown before execution and for the last step.
+- loop: how often the same action (same type, points within `SAME_POINT_PX`, same text/keys) was already tried in
+  the recent steps *without changing the screen*.
+- intent consistency: the agent's <think> text is a claim; it is consistent when it names the target the point
+  hits (or the text it types), inconsistent when it names something else on the screen, unknown otherwise.
+- on_goal: the target's text or the typed text shares a word with the task's instruction.
+- judge: the vote of step judges (`VlmJudge.judge_step`, or anything with `judge_step`) when given.
+
+The same rules serve online (`StepVerifier.before`, before the action runs: no screen change known yet) and
+offline (`label_trajectory`, after the fact, from a stored episode).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, NamedTuple, Protocol, runtime_checkable
+
+from PIL import Image, ImageChops
+
+from uivenus.actions.grammar import ParseError, format_action, parse_action, parse_response
+from uivenus.actions.space import Action, ActionError, ActionType, CallUser, Type, iter_points
+from uivenus.envs.base import EnvError
+from uivenus.records import Step, TaskSpec, Trajectory
+from uivenus.store import StoreError, screenshot
+from uivenus.verify.base import StepEvidence, StepLabel, Verdict, VerifyError, Vote
+from uivenus.verify.keypoints import extract_key_points, key_point_texts
+from uivenus.verify.voting import aggregate, as_verdict
+
+__all__ = [
+    "CHANGE_THRESHOLD", "HIT_KEY", "HIT_TEST_JS", "LabelledStep", "SCREEN_TEXT_JS", "SCREEN_TEXT_KEY", "STEP_RULES",
+    "StepJudge", "StepRule", "StepSignals", "StepVerifier", "hit_test", "intent_consistency", "label_step",
+    "label_trajectory", "on_goal", "read_screen_text", "same_action", "screen_change", "step_evidence",
+    "step_history_line",
+]
+
+#: Where a recorder keeps, in `Step.info`, the DOM probe at the action's point and the text the screen showed.
+HIT_KEY = "hit"
+SCREEN_TEXT_KEY = "screen_text"
+#: A step changed the screen when more than this share of its pixels changed visibly (see `screen_change`).
+CHANGE_THRESHOLD = 0.0005
+#: A pixel changed visibly when its grey level moved by more than this (0–255); below it is antialiasing noise.
+PIXEL_TOLERANCE = 12
+#: Screens are compared at this width at most (a toggle flipping still covers dozens of pixels there).
+COMPARE_WIDTH = 320
+#: Two pointer actions are the same when each point is within this many pixels of the other's.
+SAME_POINT_PX = 8
+#: How far back a loop is looked for, and how many unchanged earlier tries make the next one a loop.
+LOOP_WINDOW = 6
+LOOP_REPEATS = 2
+
+#: Pointer actions that act on what lies under their point (the hit test is meaningful for these).
+_ACTING = frozenset({ActionType.CLICK, ActionType.DOUBLE_CLICK, ActionType.TRIPLE_CLICK, ActionType.RIGHT_CLICK,
+                     ActionType.MIDDLE_CLICK, ActionType.LONG_PRESS, ActionType.SELECT_OPTION})
+_STOPWORDS = frozenset(
+    "the a an and or of to in on at for with from by my your this that these those it its is are be then into "
+    "next step will now click tap press type enter button field page screen".split())
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_QUOTED = re.compile(r'"([^"]{1,80})"|“([^”]{1,80})”|(?<!\w)\'([^\']{1,80})\'(?!\w)')
+#: Screen lines this short are UI labels (button captions, titles) a think text may name.
+_LABEL_WORDS = 4
+
+
+# --- reading a live page ------------------------------------------------------------------------------
+
+#: What lies under a point: the nearest actionable ancestor (control, role, onclick, pointer cursor) or the bare
+#: element, with its text; read-only.
+HIT_TEST_JS = r"""
+(point) => {
+  const clean = (s) => (s || "").replace(/\s+/g, " ").trim().slice(0, 160);
+  const el = document.elementFromPoint(point[0], point[1]);
+  if (!el) return {interactive: false, disabled: false, tag: null, role: null, text: "", testid: null, why: "nothing"};
+  const controls = "button, a[href], input, select, textarea, label, summary, option, [role=button], [role=link], " +
+    "[role=menuitem], [role=switch], [role=checkbox], [role=radio], [role=tab], [role=option], [role=slider], " +
+    "[onclick], [contenteditable=true]";
+  let hit = el.closest(controls), why = hit ? "control" : null;
+  for (let e = el; !hit && e && e !== document.body && e !== document.documentElement; e = e.parentElement) {
+    if (getComputedStyle(e).cursor === "pointer" || typeof e.onclick === "function" || e.tabIndex >= 0) {
+      hit = e; why = "pointer";
+    }
+  }
+  const target = hit || el;
+  const disabled = !!(hit && (hit.disabled || hit.getAttribute("aria-disabled") === "true"));
+  const text = clean(target.innerText || target.value || target.getAttribute("aria-label") ||
+    target.getAttribute("placeholder") || target.getAttribute("title"));
+  return {interactive: !!hit && !disabled, disabled, tag: target.tagName.toLowerCase(),
+          role: target.getAttribute("role"), text, testid: (target.dataset && target.dataset.testid) || null,
+          why: why || "plain element"};
+}
+"""
+
+#: The text a reader of the screenshot would see: text inside the viewport (and field values, or placeholders of
+#: empty fields), grouped into visual rows read left to right.
+SCREEN_TEXT_JS = r"""
+() => {
+  const W = innerWidth, H = innerHeight, items = [];
+  const shown = (r) => r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < H && r.left < W;
+  const clean = (s) => (s || "").replace(/\s+/g, " ").trim();
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const text = clean(n.nodeValue), parent = n.parentElement;
+    if (!text || !parent || parent.closest("select, script, style, noscript")) continue;
+    const style = getComputedStyle(parent);
+    if (style.visibility === "hidden" || Number(style.opacity) === 0) continue;
+    const range = document.createRange();
+    range.selectNodeContents(n);
+    const r = range.getBoundingClientRect();
+    if (shown(r)) items.push([r.top, r.left, r.height, text]);
+  }
+  for (const el of document.querySelectorAll("input, textarea, select")) {
+    const r = el.getBoundingClientRect();
+    if (!shown(r) || getComputedStyle(el).visibility === "hidden") continue;
+    let text = "";
+    if (el.tagName === "SELECT") text = el.selectedOptions.length ? el.selectedOptions[0].text : "";
+    else if (!/^(checkbox|radio|range|hidden|submit|button|reset)$/i.test(el.type || "")) {
+      text = el.type === "password" ? "•".repeat(el.value.length) : (el.value || el.placeholder || "");
+    } else if (/^(submit|button|reset)$/i.test(el.type || "")) text = el.value || "";
+    if (clean(text)) items.push([r.top + r.height / 2 - 8, r.left + 4, 16, clean(text)]);
+  }
+  items.sort((a, b) => (a[0] + a[2] / 2) - (b[0] + b[2] / 2) || a[1] - b[1]);
+  const rows = [];
+  for (const item of items) {
+    const centre = item[0] + item[2] / 2, last = rows[rows.length - 1];
+    if (last && Math.abs(centre - last.centre) <= Math.max(item[2], 8) / 2) last.items.push(item);
+    else rows.push({centre, items: [item]});
+  }
+  return rows.map((row) => row.items.sort((a, b) => a[1] - b[1]).map((i) => i[3]).join(" ")).join("\n");
+}
+"""
+
+
+def _evaluator(env: Any) -> Callable[[str, Any], Any] | None:
+    """The page-evaluation channel of a browser env (the one its DOM queries use); None without a DOM."""
+    evaluate = getattr(env, "_evaluate", None)
+    return evaluate if callable(evaluate) else None
+
+
+def hit_test(env: Any, point: tuple[float, float]) -> Mapping[str, Any] | None:
+    """What lies under `point` on a browser env's live page (see `HIT_TEST_JS`); None without a DOM."""
+    evaluate = _evaluator(env)
+    if evaluate is None:
+        return None
+    try:
+        return evaluate(HIT_TEST_JS, [float(point[0]), float(point[1])])
+    except EnvError:  # the page was being replaced mid-read
+        return None
+
+
+def read_screen_text(env: Any) -> str | None:
+    """The visible text of a browser env's screen, row by row (see `SCREEN_TEXT_JS`); None without a DOM."""
+    evaluate = _evaluator(env)
+    if evaluate is None:
+        return None
+    try:
+        return evaluate(SCREEN_TEXT_JS, None)
+    except EnvError:
+        return None
+
+
+# --- pure signals -------------------------------------------------------------------------------------
+
+def screen_change(before: Image.Image, after: Image.Image) -> float:
+    """Share of pixels (compared in grey at most `COMPARE_WIDTH` wide) whose level moved by more than
+    `PIXEL_TOLERANCE`; 1.0 when the screens differ in size."""
+    if before.size != after.size:
+        return 1.0
+    width, height = before.size
+    scale = min(1.0, COMPARE_WIDTH / width)
+    size = (max(1, round(width * scale)), max(1, round(height * scale)))
+    a, b = (image.convert("L").resize(size, Image.Resampling.BOX) for image in (before, after))
+    diff = ImageChops.difference(a, b).point(lambda v: 255 if v > PIXEL_TOLERANCE else 0)
+    return diff.histogram()[255] / (size[0] * size[1])
+
+
+def _fields(action: Action) -> dict[str, Any]:
+    data = action.to_dict()
+    for name, _ in iter_points(action):
+        data.pop(name, None)
+    return data
+
+
+def same_action(a: Action, b: Action, radius: float = SAME_POINT_PX) -> bool:
+    """Same type, same non-point fields (text, keys, direction), and every point within `radius` pixels."""
+    if a.type is not b.type or _fields(a) != _fields(b):
+        return False
+    pa, pb = [p for _, p in iter_points(a)], [p for _, p in iter_points(b)]
+    return len(pa) == len(pb) and all(abs(x1 - x2) <= radius and abs(y1 - y2) <= radius
+                                      for (x1, y1), (x2, y2) in zip(pa, pb, strict=True))
+
+
+def _words(text: str) -> set[str]:
+    """Content words, lower-cased, a plural `s` dropped ("contacts" meets "contact")."""
+    out = set()
+    for word in _WORD.findall(text.casefold()):
+        if len(word) < 3 and not word.isdigit() or word in _STOPWORDS:
+            continue
+        out.add(word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)
+    return out
+
+
+def _acted_text(action: Action, target: str | None) -> str | None:
+    """What an action acts on or enters, as text: the typed text of a Type, the target's text of a pointer action."""
+    if isinstance(action, Type):
+        return action.content
+    return target or None
+
+
+def on_goal(action: Action, target: str | None, instruction: str) -> bool | None:
+    """Does what the action acts on (its target's text) or enters (typed text) share a word with the task?"""
+    text = _acted_text(action, target)
+    if not text:
+        return None
+    return bool(_words(text) & _words(instruction))
+
+
+def intent_consistency(intent: str | None, action: Action, target: str | None,
+                       screen_text: str | None = None) -> bool | None:
+    """True when the think text names what the action acts on (or types); False when it names something else
+    that is on the screen (a quoted name, a short on-screen label) but not that; None when it names nothing."""
+    acted = _acted_text(action, target)
+    if not intent or not acted:
+        return None
+    think = _words(intent)
+    if think & _words(acted):
+        return True
+    named = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(intent)]
+    for line in (screen_text or "").splitlines():
+        words = _words(line)
+        if words and len(line.split()) <= _LABEL_WORDS and words <= think:
+            named.append(line)
+    return False if any(_words(name) for name in named) else None
+
+
+# --- signals and the rule table -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class StepSignals:
+    """Everything a label is decided from (None: unknown, not observed)."""
+
+    action: str | None  # the action as the grammar writes it; None when the reply held no valid action
+    action_type: str | None = None
+    executed: bool | None = None  # None: not run yet (online, before execution)
+    error: str | None = None
+    terminal: bool = False
+    hit_interactive: bool | None = None
+    target: str | None = None  # the text of what the point hits
+    change: float | None = None  # share of pixels changed by the step
+    screen_changed: bool | None = None
+    loop_count: int = 0  # earlier identical tries in the window that changed nothing
+    intent_consistent: bool | None = None
+    on_goal: bool | None = None
+    judge: Verdict | None = None  # the step judges' combined verdict
+    goal_met: bool | None = None  # for terminal steps: the trace verdict (set by trace verification)
+    loop_repeats: int = LOOP_REPEATS
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "judge"}
+        out["judge"] = self.judge.to_dict() if self.judge is not None else None
+        return out
+
+    @property
+    def looping(self) -> bool:
+        return self.loop_count >= self.loop_repeats
+
+
+@dataclass(frozen=True)
+class StepRule:
+    """One row of the rule table: when `applies`, the step gets `label` and `why(signals)` as its reason."""
+
+    name: str
+    label: StepLabel
+    applies: Callable[[StepSignals], bool]
+    why: Callable[[StepSignals], str]
+
+
+def _judged(s: StepSignals, vote: Vote) -> bool:
+    return s.judge is not None and s.judge.vote is vote
+
+
+def _q(text: str | None) -> str:
+    return repr((text or "")[:60])
+
+
+#: The rule table, first match wins (a documented order: invalidity, then the end of the episode, then harm,
+#: then doing nothing, then progress).
+STEP_RULES: tuple[StepRule, ...] = (
+    StepRule("invalid", StepLabel.INCORRECT, lambda s: s.action is None or s.executed is False,
+             lambda s: f"no valid action was executed: {s.error or 'the reply held no action'}"),
+    StepRule("finished_done", StepLabel.CORRECT, lambda s: s.terminal and s.goal_met is True,
+             lambda s: "ends the episode with the goal met"),
+    StepRule("finished_early", StepLabel.INCORRECT,
+             lambda s: s.terminal and s.goal_met is False and s.action_type != CallUser.type.value,
+             lambda s: "ends the episode (claims to be done) while the goal is not met"),
+    StepRule("terminal", StepLabel.EXPLORATORY, lambda s: s.terminal,
+             lambda s: "ends the episode; the trace verdict decides whether that was right"),
+    StepRule("judged_harmful", StepLabel.INCORRECT,
+             lambda s: _judged(s, Vote.FAILURE) and s.screen_changed is not False,
+             lambda s: f"the step judge says it works against the goal: {s.judge.reason if s.judge else ''}"),
+    StepRule("loop", StepLabel.INEFFECTIVE, lambda s: s.looping,
+             lambda s: f"the same action was already tried {s.loop_count} times recently without changing the screen"),
+    StepRule("no_change", StepLabel.INEFFECTIVE, lambda s: s.screen_changed is False,
+             lambda s: f"the screen did not change ({(s.change or 0.0):.2%} of pixels)"),
+    StepRule("missed", StepLabel.INEFFECTIVE, lambda s: s.hit_interactive is False and not s.screen_changed,
+             lambda s: f"the point hits nothing that can be acted on ({_q(s.target)})"),
+    StepRule("judged_useful", StepLabel.CORRECT, lambda s: _judged(s, Vote.SUCCESS),
+             lambda s: f"the step judge says it advances the goal: {s.judge.reason if s.judge else ''}"),
+    StepRule("off_intent", StepLabel.EXPLORATORY, lambda s: s.intent_consistent is False,
+             lambda s: f"acts on {_q(s.target)}, which the stated intent does not name"),
+    StepRule("on_goal", StepLabel.CORRECT, lambda s: bool(s.on_goal),
+             lambda s: f"acts on or enters what the task names ({_q(s.target)})"),
+    StepRule("exploring", StepLabel.EXPLORATORY, lambda s: True,
+             lambda s: "works, but nothing ties it to the goal" if s.screen_changed else "no evidence it advances the goal"),
+)
+
+
+def label_step(signals: StepSignals, rules: Sequence[StepRule] = STEP_RULES) -> tuple[StepLabel, str]:
+    """The label of the first rule that applies, and its reason prefixed by the rule's name."""
+    for rule in rules:
+        if rule.applies(signals):
+            return rule.label, f"{rule.name}: {rule.why(signals)}"
+    raise VerifyError("the step rule table has no catch-all rule; end it with one that always applies")
+
+
+class LabelledStep(NamedTuple):
+    label: StepLabel
+    reason: str
+    signals: StepSignals
+
+    def to_labels(self) -> dict[str, Any]:
+        """What goes into the store's labels.jsonl for this step."""
+        return {"step_label": self.label.value, "step_reason": self.reason, "step_signals": self.signals.to_dict()}
+
+
+@runtime_checkable
+class StepJudge(Protocol):
+    """A judge of single steps (`VlmJudge` is one)."""
+
+    name: str
+
+    def judge_step(self, step: StepEvidence) -> Verdict: ...
+
+
+def _step_verdict(judges: Iterable[Any], evidence: StepEvidence) -> Verdict | None:
+    """The step judges' majority as one verdict; None when no judge can judge steps."""
+    verdicts = [judge.judge_step(evidence) for judge in judges if isinstance(judge, StepJudge)]
+    if not verdicts:
+        return None
+    return as_verdict(aggregate(verdicts, "majority"), "+".join(v.judge for v in verdicts))
+
+
+def _target_text(step: Step) -> str | None:
+    """The recorded text of what the step's point hit: the recorder's probe, else the guard's DOM/OCR read."""
+    hit = step.info.get(HIT_KEY)
+    if isinstance(hit, Mapping) and hit.get("text") is not None:
+        return str(hit["text"])
+    guard = step.info.get("guard")
+    if isinstance(guard, Mapping) and guard.get("source") in ("dom", "ocr"):
+        return guard.get("target") or ""
+    return None
+
+
+def _think(response: str | None) -> str | None:
+    if not response:
+        return None
+    try:
+        return parse_response(response, lenient=True).think
+    except (ParseError, ActionError):
+        match = re.search(r"<think>(.*?)</think>", response, re.DOTALL)
+        return match.group(1) if match else None
+
+
+def step_history_line(step: Step) -> str:
+    """A factual line about one step (never the agent's own words): what ran, on what, and whether it worked."""
+    action = step.action
+    if action is None:
+        return f"step {step.index}: no valid action ({step.error or 'unparsed reply'})"
+    if action.is_terminal:
+        return f"step {step.index}: {action.type.value}"
+    points = [p for _, p in iter_points(action)]
+    if points and action.type in _ACTING | {ActionType.HOVER}:
+        x, y = points[0]
+        what = f"{action.type.value} at ({x:g}, {y:g})"
+        extra = {k: v for k, v in _fields(action).items() if k != "type"}
+        if extra:
+            what += " " + ", ".join(f"{k}={v!r}" for k, v in extra.items())
+    else:
+        what = format_action(action)
+    target = _target_text(step)
+    if target:
+        what += f" on {target[:80]!r}"
+    outcome = "executed" if step.executed else f"failed ({step.error or 'not executed'})"
+    return f"step {step.index}: {what} -> {outcome}"
+
+
+# --- offline: a stored episode ------------------------------------------------------------------------
+
+def _screens(trajectory: Trajectory, episode_dir: Path) -> list[Image.Image | None]:
+    out: list[Image.Image | None] = []
+    for step in trajectory.steps:
+        try:
+            out.append(screenshot(episode_dir, step) if step.screen else None)
+        except StoreError:
+            out.append(None)
+    return out
+
+
+def _changes(screens: Sequence[Image.Image | None]) -> list[float | None]:
+    """Change from each step's screen to the next one's; None where either is missing (the last step)."""
+    return [screen_change(a, b) if a is not None and b is not None else None
+            for a, b in zip(screens, [*screens[1:], None], strict=True)]
+
+
+def _loop_count(actions: Sequence[Action | None], changed: Sequence[bool | None], index: int,
+                window: int = LOOP_WINDOW) -> int:
+    action = actions[index]
+    if action is None:
+        return 0
+    return sum(1 for j in range(max(0, index - window), index)
+               if actions[j] is not None and changed[j] is False and same_action(actions[j], action))
+
+
+def label_trajectory(trajectory: Trajectory, episode_dir: str | Path, judges: Sequence[Any] = (), *,
+                     goal_met: bool | None = None, threshold: float = CHANGE_THRESHOLD,
+                     repeats: int = LOOP_REPEATS) -> list[LabelledStep]:
+    """Label every step of a stored episode after the fact. `judges` that can judge steps (`judge_step`) are asked
+    about each non-terminal step; `goal_met` (the trace verdict) labels the terminal step."""
+    directory = Path(episode_dir)
+    steps = trajectory.steps
+    screens = _screens(trajectory, directory)
+    changes = _changes(screens)
+    changed = [None if c is None else c > threshold for c in changes]
+    actions = [s.action for s in steps]
+    points = key_point_texts(extract_key_points(trajectory.task.instruction))
+    step_judges = [j for j in judges if isinstance(j, StepJudge)]
+    out = []
+    for i, step in enumerate(steps):
+        action = step.action
+        terminal = action is not None and action.is_terminal
+        target = _target_text(step)
+        hit = step.info.get(HIT_KEY)
+        interactive = (bool(hit["interactive"]) if isinstance(hit, Mapping) and "interactive" in hit
+                       and action is not None and action.type in _ACTING else None)
+        verdict = None
+        if step_judges and action is not None and not terminal and screens[i] is not None:
+            evidence = StepEvidence(
+                task=trajectory.task, before=screens[i], action=format_action(action), intent=_think(step.response),
+                after=screens[i + 1] if i + 1 < len(screens) else None,
+                history=tuple(step_history_line(s) for s in steps[:i]), key_points=points)
+            verdict = _step_verdict(step_judges, evidence)
+        signals = StepSignals(
+            action=format_action(action) if action is not None else None,
+            action_type=action.type.value if action is not None else None,
+            executed=step.executed if action is not None else False, error=step.error, terminal=terminal,
+            hit_interactive=interactive, target=target, change=None if terminal else changes[i],
+            screen_changed=None if terminal else changed[i], loop_count=_loop_count(actions, changed, i),
+            intent_consistent=(intent_consistency(_think(step.response), action, target,
+                                                  step.info.get(SCREEN_TEXT_KEY)) if action is not None else None),
+            on_goal=on_goal(action, target, trajectory.task.instruction) if action is not None else None,
+            judge=verdict, goal_met=goal_met if terminal else None, loop_repeats=repeats,
+        )
+        out.append(LabelledStep(*label_step(signals), signals))
+    return out
+
+
+# --- online: before each action runs ------------------------------------------------------------------
+
+@dataclass
+class _Tried:
+    action: Action
+    before: Image.Image
+    changed: bool | None = None
+
+
+@dataclass
+class StepVerifier:
+    """The online hook: `before(evidence)` labels a proposed action before it runs (DOM hit test on `env`, loops
+    among the recent tries, intent, step judges); `after(screen)` tells it what the action did, so the next
+    proposal can be recognised as a loop."""
+
+    env: Any = None
+    judges: Sequence[Any] = ()
+    threshold: float = CHANGE_THRESHOLD
+    repeats: int = LOOP_REPEATS
+    window: int = LOOP_WINDOW
+    _tried: list[_Tried] = field(default_factory=list, repr=False)
+
+    def reset(self) -> None:
+        self._tried.clear()
+
+    def before(self, evidence: StepEvidence, action: Action | None = None) -> LabelledStep:
+        """Label the proposed action (`evidence.action`, parsed unless `action` is given, in screen pixels)."""
+        if action is None:
+            try:
+                action = parse_action(evidence.action)
+            except (ParseError, ActionError) as exc:
+                signals = StepSignals(action=None, executed=False, error=f"{type(exc).__name__}: {exc}")
+                return LabelledStep(*label_step(signals), signals)
+        points = [p for _, p in iter_points(action)]
+        hit = hit_test(self.env, points[0]) if points and action.type in _ACTING and self.env is not None else None
+        target = str(hit["text"]) if hit else None
+        recent = self._tried[-self.window:]
+        loops = sum(1 for t in recent if t.changed is False and same_action(t.action, action))
+        text = read_screen_text(self.env) if self.env is not None else None
+        signals = StepSignals(
+            action=format_action(action), action_type=action.type.value, terminal=action.is_terminal,
+            hit_interactive=bool(hit["interactive"]) if hit else None, target=target, loop_count=loops,
+            intent_consistent=intent_consistency(evidence.intent, action, target, text),
+            on_goal=on_goal(action, target, evidence.task.instruction),
+            judge=None if action.is_terminal else _step_verdict(self.judges, evidence), loop_repeats=self.repeats,
+        )
+        if not action.is_terminal:
+            self._tried.append(_Tried(action, evidence.before))
+        return LabelledStep(*label_step(signals), signals)
+
+    def after(self, screen: Image.Image) -> float | None:
+        """Record the screen after the last proposed action ran; returns its change (None: nothing pending)."""
+        if not self._tried or self._tried[-1].changed is not None:
+            return None
+        last = self._tried[-1]
+        change = screen_change(last.before, screen)
+        self._tried[-1] = replace(last, changed=change > self.threshold)
+        return change
+
+
+def step_evidence(task: TaskSpec, before: Image.Image, action: Action, *, intent: str | None = None,
+                  history: Sequence[str] = ()) -> StepEvidence:
+    """Step evidence for an action in screen pixels (what the loop would hand `StepVerifier.before`)."""
+    return StepEvidence(task=task, before=before, action=format_action(action), intent=intent,
+                        history=tuple(history), key_points=key_point_texts(extract_key_points(task.instruction)))

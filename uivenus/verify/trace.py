@@ -1,0 +1,242 @@
+"""Trace-level verification (semantic goal verification): did the episode accomplish its task?
+
+WebJudge's recipe, with ZeroGUI's rule on final states:
+
+1. Key points: the task's conditions, taken from the instruction only (`extract_key_points`).
+2. Key screenshots: each screen is scored 1–5 for evidence (`score_screenshots`: key-point literals visible in its
+   text, change from the screen before); the best scoring ≥ 3 are kept, at most `k`, with the first screen kept as
+   the "before" reference and the final screen always kept (it is what the goal is judged on).
+3. Evidence: task, key points, the *factual* action history (what ran, on what, whether it executed — the agent's
+   Finished/Answer text goes to `extra["agent_claim"]`, never into the history), the kept screenshots with their
+   text, and the final environment state for programmatic judges.
+4. The judges vote (`aggregate_by_judge`: a sampled judge has one voice); the final state decides, so success
+   later undone is failure.
+5. Outcome: the vote says success → SUCCESS; it says failure → PARTIAL when at least `partial_at` of the
+   checkable key points show on the final screen (or, when none is checkable, of the steps are labelled correct)
+   and some step was correct, else FAILED; nobody decided → UNKNOWN (never success).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from uivenus.records import Trajectory
+from uivenus.store import read_episode, screenshot, write_verdicts
+from uivenus.verify.base import Evidence, Judge, StepLabel, TraceOutcome, Verdict, VerifyError
+from uivenus.verify.judges import PointStatus, _checkable, _found_in, _ocr_lines, _point_status, collect_verdicts
+from uivenus.verify.keypoints import extract_key_points, key_point_texts, parse_key_point
+from uivenus.verify.step import (
+    SCREEN_TEXT_KEY, LabelledStep, label_trajectory, screen_change, step_history_line,
+)
+from uivenus.verify.voting import Decision, VoteResult, aggregate_by_judge
+
+__all__ = [
+    "FINAL_STATE_KEY", "KEEP_SCORE", "TraceResult", "build_evidence", "key_point_progress", "score_screenshots",
+    "screen_texts", "select_key_screenshots", "verify_episode", "verify_trace", "write_trace",
+]
+
+#: Where an episode's metadata keeps `env.state()` after the last step (what programmatic judges read offline).
+FINAL_STATE_KEY = "final_state"
+#: A screenshot is kept when it scores at least this (1–5).
+KEEP_SCORE = 3
+#: A screen change above this share of pixels is a new view (a page, a dialog), worth one more point.
+BIG_CHANGE = 0.05
+#: Trace outcome PARTIAL needs at least this share of progress.
+PARTIAL_AT = 0.5
+#: Partial credit per key-point status on the final screen.
+_PROGRESS = {PointStatus.SATISFIED: 1.0, PointStatus.PARTIAL: 0.5}
+
+
+# --- screen texts and key screenshots -----------------------------------------------------------
+
+def screen_texts(trajectory: Trajectory, episode_dir: str | Path, *, ocr: bool = True) -> list[str | None]:
+    """The text of each step's screen: as recorded (`step.info["screen_text"]`), else read by OCR (slow: seconds
+    per screen on a CPU) when `ocr`, else None."""
+    out: list[str | None] = []
+    for step in trajectory.steps:
+        text = step.info.get(SCREEN_TEXT_KEY)
+        if text is None and ocr and step.screen is not None:
+            text = "\n".join(_ocr_lines(screenshot(episode_dir, step)))
+        out.append(None if text is None else str(text))
+    return out
+
+
+def _literals(key_points: Sequence[str]) -> tuple[str, ...]:
+    """What the key points name exactly (and the switches they name), as screens can show it."""
+    found: list[str] = []
+    for text in key_points:
+        point = parse_key_point(text)
+        found.extend(lit for lit in point.literals if _checkable(lit))
+        found.extend(toggle.subject for toggle in point.toggles)
+    return tuple(dict.fromkeys(found))
+
+
+def score_screenshots(key_points: Sequence[str], texts: Sequence[str | None],
+                      changes: Sequence[float | None] | None = None) -> list[int]:
+    """Evidence score 1–5 of each screen: 1, +1 when some key-point literal is visible and +1 more when at least
+    half are, +1 when it differs from the screen before (its text, or its pixels by `changes[i]`), +1 more when
+    that difference is a new view (more than `BIG_CHANGE` of the pixels)."""
+    literals = _literals(key_points)
+    scores = []
+    for i, text in enumerate(texts):
+        score = 1
+        lines = (text or "").splitlines()
+        if literals and lines:
+            seen = sum(1 for lit in literals if _found_in(lit, lines))
+            score += (seen > 0) + (seen >= len(literals) / 2 and seen > 0)
+        change = changes[i] if changes is not None else None
+        if i > 0:
+            differs = change > 0 if change is not None else (text is not None and text != texts[i - 1])
+            score += bool(differs) + bool(change is not None and change > BIG_CHANGE)
+        scores.append(min(score, 5))
+    return scores
+
+
+def select_key_screenshots(trajectory: Trajectory, key_points: Sequence[str], texts: Sequence[str | None],
+                           k: int = 4, *, changes: Sequence[float | None] | None = None) -> tuple[int, ...]:
+    """Step indices of the kept screens, in order: the first (the "before" reference), the best scoring ≥
+    `KEEP_SCORE` (later ones first on ties), and the final screen, at most `k` in all."""
+    if k < 2:
+        raise VerifyError(f"keep at least 2 screenshots (the first and the final), got k={k}")
+    with_screen = [s.index for s in trajectory.steps if s.screen is not None]
+    if not with_screen:
+        return ()
+    first, final = with_screen[0], with_screen[-1]
+    scores = score_screenshots(key_points, texts, changes)
+    middle = sorted((i for i in with_screen if i not in (first, final) and scores[i] >= KEEP_SCORE),
+                    key=lambda i: (-scores[i], -i))
+    return tuple(sorted({first, final, *middle[:k - 2]}))
+
+
+def _changes(trajectory: Trajectory, episode_dir: Path) -> list[float | None]:
+    """Pixel change of each step's screen from the one before (None for the first or a missing screen)."""
+    screens = [screenshot(episode_dir, s) if s.screen is not None else None for s in trajectory.steps]
+    return [None if i == 0 or a is None or b is None else screen_change(a, b)
+            for i, (a, b) in enumerate(zip([None, *screens[:-1]], screens, strict=False))]
+
+
+# --- evidence -----------------------------------------------------------------------------------
+
+def _agent_claim(trajectory: Trajectory) -> str | None:
+    """What the agent said about its own work (its Finished/Answer content): a claim, kept out of the history."""
+    if trajectory.answer:
+        return trajectory.answer
+    last = trajectory.steps[-1].action if trajectory.steps else None
+    return getattr(last, "content", None) if last is not None and last.is_terminal else None
+
+
+def build_evidence(trajectory: Trajectory, episode_dir: str | Path, *, k: int = 4, ocr: bool = True,
+                   texts: Sequence[str | None] | None = None) -> Evidence:
+    """The judges' evidence for a stored episode; `extra["kept"]` lists the kept step indices."""
+    directory = Path(episode_dir)
+    points = key_point_texts(extract_key_points(trajectory.task.instruction))
+    texts = list(texts) if texts is not None else screen_texts(trajectory, directory, ocr=ocr)
+    kept = select_key_screenshots(trajectory, points, texts, k, changes=_changes(trajectory, directory))
+    extra: dict[str, Any] = {"kept": list(kept)}
+    claim = _agent_claim(trajectory)
+    if claim:
+        extra["agent_claim"] = claim
+    last = trajectory.steps[-1] if trajectory.steps else None
+    if last is not None and (last.action is None or not last.action.is_terminal):
+        extra["final_screen"] = "the episode did not end with a terminal step: the last stored screen is the one "\
+                                "before its last action"
+    kept_texts = [texts[i] for i in kept]
+    return Evidence(
+        task=trajectory.task, key_points=points,
+        history=tuple(step_history_line(step) for step in trajectory.steps),
+        screenshots=tuple(screenshot(directory, trajectory.steps[i]) for i in kept),
+        final_state=trajectory.metadata.get(FINAL_STATE_KEY),
+        screen_texts=tuple(t or "" for t in kept_texts) if all(t is not None for t in kept_texts) else (),
+        extra=extra,
+    )
+
+
+def key_point_progress(evidence: Evidence) -> float | None:
+    """Share of the checkable key points that show on the final kept screen (partly shown counts half); None
+    when no key point can be checked by text or no screen text is known."""
+    if not evidence.screen_texts:
+        return None
+    screens = [text.splitlines() for text in evidence.screen_texts]
+    statuses = [_point_status(parse_key_point(p), screens)[0] for p in evidence.key_points]
+    decided = [s for s in statuses if s is not PointStatus.UNDETERMINED]
+    if not decided:
+        return None
+    return sum(_PROGRESS.get(s, 0.0) for s in decided) / len(decided)
+
+
+# --- the verdict ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TraceResult:
+    """The trace verdict with everything it was decided from."""
+
+    outcome: TraceOutcome
+    vote: VoteResult
+    verdicts: tuple[Verdict, ...]
+    steps: tuple[LabelledStep, ...]
+    key_points: tuple[str, ...]
+    kept: tuple[int, ...]
+    progress: float | None
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "outcome": self.outcome.value, "reason": self.reason, "vote": self.vote.to_dict(),
+            "verdicts": [v.to_dict() for v in self.verdicts], "key_points": list(self.key_points),
+            "kept": list(self.kept), "progress": self.progress,
+            "step_labels": [s.label.value for s in self.steps],
+        }
+
+    def labels(self) -> dict[int, dict[str, Any]]:
+        return {i: step.to_labels() for i, step in enumerate(self.steps)}
+
+
+def _outcome(vote: VoteResult, progress: float | None, steps: Sequence[LabelledStep], partial_at: float
+             ) -> tuple[TraceOutcome, float | None, str]:
+    if vote.outcome is Decision.SUCCESS:
+        return TraceOutcome.SUCCESS, progress, f"the judges say success ({vote.reason})"
+    if vote.outcome is Decision.UNKNOWN:
+        return TraceOutcome.UNKNOWN, progress, f"no decision ({vote.reason})"
+    acting = [s for s in steps if not s.signals.terminal]
+    correct = sum(1 for s in acting if s.label is StepLabel.CORRECT)
+    source = "of the checkable key points show on the final screen"
+    if progress is None:
+        progress, source = (correct / len(acting) if acting else 0.0), "of the steps are correct"
+    if correct and progress >= partial_at:
+        return TraceOutcome.PARTIAL, progress, f"the judges say failure ({vote.reason}), but {progress:.0%} {source}"
+    return TraceOutcome.FAILED, progress, f"the judges say failure ({vote.reason}); {progress:.0%} {source}"
+
+
+def verify_trace(trajectory: Trajectory, episode_dir: str | Path, judges: Sequence[Judge], rule: str = "majority",
+                 *, k: int = 4, partial_at: float = PARTIAL_AT, ocr: bool = True) -> TraceResult:
+    """Judge a stored episode: evidence, votes, step labels and the outcome (nothing is written)."""
+    if not judges:
+        raise VerifyError("verify_trace needs at least one judge, e.g. judge_from_spec('program')")
+    evidence = build_evidence(trajectory, episode_dir, k=k, ocr=ocr)
+    verdicts = collect_verdicts(judges, evidence)
+    vote = aggregate_by_judge(verdicts, rule)
+    goal_met = {Decision.SUCCESS: True, Decision.FAILURE: False}.get(vote.outcome)
+    steps = tuple(label_trajectory(trajectory, episode_dir, judges, goal_met=goal_met))
+    outcome, progress, reason = _outcome(vote, key_point_progress(evidence), steps, partial_at)
+    return TraceResult(outcome, vote, verdicts, steps, evidence.key_points, tuple(evidence.extra["kept"]),
+                       progress, reason)
+
+
+def write_trace(episode_dir: str | Path, result: TraceResult, key: str = "trace") -> Trajectory:
+    """Store the verdict in episode.json (`verdicts[key]`) and the step labels in labels.jsonl."""
+    return write_verdicts(episode_dir, {key: result.to_dict()}, result.labels())
+
+
+def verify_episode(episode_dir: str | Path, judges: Sequence[Judge], rule: str = "majority", *, k: int = 4,
+                   write: bool = True, ocr: bool = True) -> TraceResult:
+    """Read, judge and (with `write`) annotate one stored episode."""
+    trajectory = read_episode(episode_dir)
+    if not trajectory.complete:
+        raise VerifyError(f"episode {episode_dir} is not finished; only finished episodes can be verified")
+    result = verify_trace(trajectory, episode_dir, judges, rule, k=k, ocr=ocr)
+    if write:
+        write_trace(episode_dir, result)
+    return result
