@@ -90,6 +90,7 @@ class Outcome(StrEnum):
     FINISHED = "finished"
     ANSWERED = "answered"
     CALLED_USER = "called_user"
+    ENDED_BY_ENV = "ended_by_env"  # the environment itself ended the episode (e.g. a MiniWoB page graded it)
     MAX_STEPS = "max_steps"
     ERROR = "error"
     INCOMPLETE = "incomplete"  # the process stopped before the episode ended (read back from a killed run)

@@ -219,15 +219,19 @@ class EpisodeWriter:
         answer: str | None = None,
         verdicts: Mapping[str, Any] | None = None,
         metadata: Mapping[str, Any] | None = None,
+        task: TaskSpec | None = None,
     ) -> Trajectory:
-        """Write `episode.json` (atomically) and close the episode; nothing is written if it fails."""
+        """Write `episode.json` (atomically) and close the episode; nothing is written if it fails.
+
+        `task` replaces the task the episode started with when the episode learned more about it (e.g. an
+        instruction a page only shows once it is up)."""
         if self._file is None:
             raise StoreError(f"episode {self.directory} is already finished or closed; resume it if unfinished")
         outcome = Outcome(outcome)
         if outcome is Outcome.INCOMPLETE:
             raise StoreError("finish() needs a final outcome; INCOMPLETE is what readers infer for unfinished episodes")
         trajectory = Trajectory(
-            task=self.task,
+            task=task or self.task,
             steps=tuple(self._steps),
             outcome=outcome,
             answer=answer,
@@ -344,6 +348,8 @@ def read_episode(path: str | os.PathLike[str]) -> Trajectory:
             f"complete ones{' (' + '; '.join(warnings) + ')' if warnings else ''}"
         )
     try:
+        if "task" in summary:  # the task as the episode ended with it (e.g. an instruction learned at reset)
+            task = TaskSpec.from_dict(summary["task"])
         return Trajectory(task=task, steps=steps, outcome=Outcome(summary["outcome"]), answer=summary.get("answer"),
                           verdicts=summary.get("verdicts") or {}, metadata=summary.get("metadata") or {})
     except (KeyError, ValueError) as exc:

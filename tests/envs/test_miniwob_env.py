@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from uivenus.actions.space import Click, PressBack, Type, Wait
+from uivenus.actions.space import Click, Direction, PressBack, Scroll, Type, Wait
 from uivenus.envs.base import Env
 from uivenus.envs.miniwob import (
     FLIGHT_AREA, TASK_AREA, MiniWoBEnv, MiniWoBError, list_flight_tasks, list_tasks, miniwob_task,
@@ -111,6 +111,21 @@ def test_an_ended_episode_keeps_its_reward_and_the_page_is_not_left(env: MiniWoB
     ended = dict(env.state())
     again = env.step(Click(point=(80, 105)))  # on the end-of-episode cover, which would start a new episode
     assert again.executed and env.state() == ended
+
+
+def test_a_sideways_scroll_at_the_edge_does_not_go_back_in_history(env: MiniWoBEnv) -> None:
+    observation = env.reset(miniwob_task("click-test", seed=0))
+    env.step(Scroll(direction=Direction.LEFT, point=(60, 90), amount=3))  # Chromium's overscroll navigation
+    after = env.step(Click(point=(150, 205)))
+    assert after.observation.url == observation.url and not env.done
+
+
+def test_a_page_that_left_its_task_ends_the_episode_without_reward(env: MiniWoBEnv) -> None:
+    env.reset(miniwob_task("click-test", seed=0))
+    env._call(lambda: env._live().page.reload(), 30)  # the document is replaced, as by a form that reloads it
+    state = env.state()
+    assert state["done"] and state["raw_reward"] == 0 and "left its task" in state["reason"]
+    assert state["utterance"] == "Click the button."
 
 
 def test_the_pages_own_time_limit_ends_the_episode(env: MiniWoBEnv) -> None:

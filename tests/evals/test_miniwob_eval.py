@@ -86,8 +86,8 @@ def test_the_pages_verdict_not_the_policys_word_is_reported(env: MiniWoBEnv, tmp
                                max_steps=4, progress=False, env=env)
     for record in results["records"]:
         assert record["done"] and record["raw_reward"] == raw and record["success"] is right
-        # the click, then the Finished that ends the loop once the page is done
-        assert record["outcome"] == "finished" and record["steps"] == 2
+        # the click ends the loop: the page has graded the episode
+        assert record["outcome"] == "ended_by_env" and record["steps"] == 1
     assert results["success_rate"] == (1.0 if right else 0.0)
     assert results["per_task"]["click-button"]["mean_raw_reward"] == raw
 

@@ -114,8 +114,17 @@ def _sandbox_verdict(env: Env, task: TaskSpec) -> Mapping[str, Any]:
     return {"passed": result.passed, "reason": result.reason}
 
 
+def _page_verdict(env: Env, task: TaskSpec) -> Mapping[str, Any]:
+    """The grade a self-grading page (MiniWoB++) gave the episode: done with a positive raw reward passes."""
+    state = dict(env.state())
+    return {**state, "passed": bool(state.get("done")) and float(state.get("raw_reward", 0)) > 0}
+
+
 #: Task check kind -> how the final state is judged (stored as the trajectory's verdict under that kind).
-CHECKERS: dict[str, Callable[[Env, TaskSpec], Mapping[str, Any]]] = {"sandbox": _sandbox_verdict}
+CHECKERS: dict[str, Callable[[Env, TaskSpec], Mapping[str, Any]]] = {
+    "sandbox": _sandbox_verdict,
+    "miniwob": _page_verdict,
+}
 
 
 # --- context for non-model policies ---------------------------------------------------------------
@@ -189,6 +198,8 @@ class _Episode:
             observation = self.env.reset(self.task)
         except EnvError as exc:
             return self.finish(Outcome.ERROR, error=f"reset failed: {type(exc).__name__}: {exc}")
+        if not self.task.instruction and observation.info.get("instruction"):  # known only once the page is up
+            self.task = self.task.with_instruction(str(observation.info["instruction"]))
         self.solver = _sandbox_solver(self.env, self.task)
         budget = self.config.max_steps or self.task.max_steps
         for _ in range(budget):
@@ -323,6 +334,8 @@ class _Episode:
         draft.executed, draft.error = result.executed, result.error
         draft.info["env"] = {"timings": dict(result.timings), **dict(result.info)}
         self.focus = next((p for _, p in iter_points(action)), self.focus)
+        if result.info.get("done"):  # the environment ended the episode (a self-grading page)
+            return self.record(draft, observation, _StepOutcome(result.observation, Outcome.ENDED_BY_ENV))
         if not result.executed:
             self.feedback = f"{format_action(model_action)} failed: {result.error}"
         elif "url" in result.info:
@@ -363,7 +376,7 @@ class _Episode:
         if error is not None:
             metadata["error"] = error
         if self.writer is not None:
-            return self.writer.finish(outcome, answer=answer, verdicts=verdicts, metadata=metadata)
+            return self.writer.finish(outcome, answer=answer, verdicts=verdicts, metadata=metadata, task=self.task)
         return Trajectory(task=self.task, steps=tuple(self.steps), outcome=outcome, answer=answer, verdicts=verdicts,
                           metadata=metadata)
 

@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+import uuid
 from collections.abc import Callable, Mapping, Sequence as Seq
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,7 @@ from uivenus.actions import space as S
 from uivenus.actions.space import Action, Direction, Platform
 from uivenus.actions.space import ActionType as A
 from uivenus.envs.base import EnvBase, EnvCrashedError, EnvError, Observation, PlatformMismatchError, SetupError
+from uivenus.envs.materialize import Materialized, MaterializePlan, apply, relative_path
 from uivenus.envs.x11 import SERVER_GONE, Screen, XConnection, Xvfb, char_keysym, log_tail, spawn, stop, x_errors
 from uivenus.records import TaskSpec
 
@@ -97,6 +99,7 @@ class DesktopConfig:
     drag_hold_s: float = 0.05  # pause after the press and before the release (a WM starts a move on its own time)
     scroll_notches: int = 3  # wheel clicks of a Scroll without an amount
     wait_s: float = 1.0  # length of a Wait without seconds
+    sandbox_dir: Path | None = None  # where materialized tasks' roots live (None: inside the env's own temp dir)
 
     def __post_init__(self) -> None:
         if self.width < 16 or self.height < 16:
@@ -123,6 +126,7 @@ class DesktopEnv(EnvBase):
         self._held_buttons: set[int] = set()
         self._held_keys: dict[str, list[int]] = {}  # key name -> keycodes pressed by KeyDown
         self._frame: mss.screenshot.ScreenShot | None = None  # the settled grab of the last step, for observe()
+        self._materialized: Materialized | None = None  # the current task's materialization plan, applied
         self._closed = False
         atexit.register(self.close)
         try:
@@ -189,6 +193,7 @@ class DesktopEnv(EnvBase):
         except EnvCrashedError:
             pass
         self._stop_apps()
+        self._undo_materialized()
         self._stop_display()
         shutil.rmtree(self._workdir, ignore_errors=True)
 
@@ -224,8 +229,23 @@ class DesktopEnv(EnvBase):
         return self._size
 
     # --- episodes -------------------------------------------------------------------------------
+    @property
+    def sandbox_dir(self) -> Path:
+        return self.config.sandbox_dir or self._workdir / "sandbox"
+
+    def workspace(self, name: str) -> Path:
+        """The root of the named workspace `setup['workspace']` (it outlives episodes: a segmented task's files)."""
+        if len(relative_path(name, "setup.workspace").parts) != 1:
+            raise SetupError(f"setup.workspace must be a plain directory name, got {name!r}")
+        return self.sandbox_dir / name
+
+    @property
+    def materialized(self) -> Materialized | None:
+        """The current task's applied materialization plan (its root holds the files its check reads)."""
+        return self._materialized
+
     def reset(self, task: TaskSpec) -> Observation:
-        """Stop the last task's apps, launch this task's, wait for their windows and a still screen."""
+        """Stop the last task's apps and undo its materialization; set up and launch this task's; wait for a still screen."""
         if self._closed:
             raise EnvError("this DesktopEnv is closed; create a new one")
         if task.platform is not self.platform:
@@ -236,15 +256,39 @@ class DesktopEnv(EnvBase):
         with x_errors(self.display):
             self._release_held()
             self._wait_windows_gone(closing)
+        self._undo_materialized()
         self._task = task
+        if "materialize" in task.setup:
+            self._materialize(task)
         self._launch_task(task)
         return self.observe()
 
+    def _materialize(self, task: TaskSpec) -> None:
+        """Apply `setup['materialize']` in the task's workspace (or a fresh root) with a fresh home for its apps."""
+        plan = MaterializePlan.from_dict(task.setup["materialize"])
+        if plan.launch and "launch" in task.setup:
+            raise SetupError(f"task {task.id} has both setup.launch and setup.materialize.launch; keep one")
+        episode = uuid.uuid4().hex[:12]  # unique also in a sandbox_dir that other envs share
+        name = task.setup.get("workspace")
+        root = self.workspace(name) if name is not None else self.sandbox_dir / f"episode-{episode}"
+        self.sandbox_dir.mkdir(parents=True, exist_ok=True)  # shared by workspaces: no plan's undo may remove it
+        self._materialized = apply(plan, root, self._workdir / f"home-{episode}")
+
+    def _undo_materialized(self) -> None:
+        if self._materialized is not None:
+            self._materialized.undo()
+            self._materialized = None
+
     def _launch_task(self, task: TaskSpec) -> None:
-        """Run `setup['launch']` (argv lists) when the task has one, else its `app`; wait for the windows."""
+        """Run the materialization plan's launches, else `setup['launch']` (argv lists), else the task's `app`;
+        wait for the windows."""
         launch = task.setup.get("launch")
-        plans = [_argv(item, "setup.launch") for item in launch] if launch is not None else []
-        if launch is None and task.app:
+        plans: list[list[str]] = []
+        if self._materialized is not None and self._materialized.commands:
+            plans = [self._in_sandbox(list(command.argv)) for command in self._materialized.commands]
+        elif launch is not None:
+            plans = [_argv(item, "setup.launch") for item in launch]
+        elif task.app:
             plans = [self._resolve_app(task.app)]
         with x_errors(self.display):
             before_frame = self._screen.grab().raw
@@ -274,6 +318,14 @@ class DesktopEnv(EnvBase):
                 "on PATH; add it to setup.apps as an argv list"
             )
         return [found]
+
+    def _in_sandbox(self, argv: list[str]) -> list[str]:
+        """`argv` as run in a materialized task: in its root, with its home and settings environment."""
+        if self._materialized is None:
+            return argv
+        if shutil.which(argv[0]) is None:
+            raise AppNotFoundError(f"{argv[0]!r} is not installed or not on PATH; install its Debian package")
+        return self._materialized.command(argv).via_env()
 
     def _launch(self, argv: list[str]) -> subprocess.Popen[bytes]:
         log_path = self._workdir / f"app-{next(self._launches)}.log"
@@ -321,14 +373,18 @@ class DesktopEnv(EnvBase):
         )
 
     def state(self) -> Mapping[str, Any]:
-        """The display, its top-level windows (title, class, client geometry) and the focused window's title."""
+        """The display, its top-level windows (title, class, client geometry), the focused window's title and,
+        for a materialized task, its sandbox `root` and the apps' `home`."""
         self._check()
         with x_errors(self.display):
-            return {
+            state = {
                 "display": self.display,
                 "windows": [w.to_dict() for w in self._x.windows()],
                 "focused": self._x.focused_title(),
             }
+        if self._materialized is not None:
+            state["materialized"] = self._materialized.to_dict()
+        return state
 
     def _settle(self, before: bytearray | None, hold_s: float) -> mss.screenshot.ScreenShot:
         """Grab until the screen shows the input's effect and holds still for `hold_s`, within settle_max_s.
@@ -502,7 +558,7 @@ class DesktopEnv(EnvBase):
         self._x.sync()
 
     def _launch_app(self, action: S.LaunchApp) -> Mapping[str, Any]:
-        argv = self._resolve_app(action.app)
+        argv = self._in_sandbox(self._resolve_app(action.app))
         known = set(self._x.client_ids())
         process = self._launch(argv)
         new = self._wait_windows(known, 1, [process])

@@ -87,8 +87,10 @@ class MiniWoBConfig:
 
 # --- fixed page scripts (data goes in as arguments, never as code) --------------------------------
 
-#: Keeps the document from scrolling: the task area must stay where the viewport (and the screenshot) is.
-_CSS_LOCK = "html, body { overflow: hidden !important; overscroll-behavior: none !important; }"
+#: Keeps the document from scrolling (the task area must stay where the viewport and the screenshot are) and a
+#: sideways wheel at its edge from going back in history (Chromium's overscroll navigation). On <html> only: a
+#: body that is a scroll container of its own lets the overscroll through.
+_CSS_LOCK = "html { overflow: hidden !important; overscroll-behavior: none !important; }"
 _JS_START = """({seed, maxMs, mode}) => {
   Math.seedrandom(seed);
   if (mode !== null) core.setDataMode(mode);

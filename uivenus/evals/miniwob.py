@@ -8,9 +8,8 @@ reward 0. Results: success rate and mean rewards per task, overall (the mean of 
 reports it, and over all episodes), one record per episode — appended to a JSON-lines log as each episode
 ends, so a long run can be watched and a killed one keeps its episodes — a results JSON and a bar plot.
 
-Two things the loop does not do yet are done here: the utterance is read by a first reset of the seeded page
-(the same seed gives the same problem when the loop resets again), and a policy is told to finish once the
-page has ended the episode (`EndWhenPageIsDone`).
+The loop takes the utterance from the observation of its reset (the task's instruction is empty until the page
+is up) and stops as soon as the page has graded the episode (`Outcome.ENDED_BY_ENV`).
 """
 
 from __future__ import annotations
@@ -24,51 +23,23 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from uivenus.actions.grammar import format_response
-from uivenus.actions.space import Finished
 from uivenus.agent.loop import CHECKERS, LoopConfig, run_episode
-from uivenus.agent.policies import Policy, PolicyBase, PolicyReply, PolicyRequest, policy_from_spec
+from uivenus.agent.policies import Policy, policy_from_spec
 from uivenus.agent.safety import GuardMode
-from uivenus.envs.base import Env, EnvError
+from uivenus.envs.base import EnvError
 from uivenus.envs.miniwob import MiniWoBEnv, MiniWoBError, list_flight_tasks, list_tasks, miniwob_task
 from uivenus.records import TaskSpec
 from uivenus.store import TrajectoryStore
 
 __all__ = [
-    "EPISODES_FILE", "PLOT_FILE", "RESULTS_FILE", "EndWhenPageIsDone", "evaluate_miniwob", "list_tasks",
-    "page_verdict", "plot_success", "resolve_tasks", "summarise",
+    "EPISODES_FILE", "PLOT_FILE", "RESULTS_FILE", "evaluate_miniwob", "list_tasks", "plot_success",
+    "resolve_tasks", "summarise",
 ]
 
 RESULTS_FILE = "miniwob_results.json"
 EPISODES_FILE = "miniwob_episodes.jsonl"
 PLOT_FILE = "miniwob_success.png"
 RUNS_DIR = "runs"
-#: What the policy is told to answer once the page has ended the episode.
-PAGE_DONE = format_response(Finished(content="The page ended the episode."))
-
-
-def page_verdict(env: Env, task: TaskSpec) -> Mapping[str, Any]:
-    """The page's grade of the episode (the loop's checker for `check={"kind": "miniwob"}` tasks)."""
-    state = dict(env.state())
-    return {**state, "passed": bool(state["done"]) and state["raw_reward"] > 0}
-
-
-CHECKERS["miniwob"] = page_verdict
-
-
-class EndWhenPageIsDone(PolicyBase):
-    """Wraps a policy: once the page has ended the episode it answers Finished instead of asking the policy."""
-
-    def __init__(self, policy: Policy, env: MiniWoBEnv) -> None:
-        self.policy, self.env = policy, env
-        self.name = policy.name
-
-    def act(self, request: PolicyRequest) -> PolicyReply:
-        if self.env.done:
-            return PolicyReply(text=PAGE_DONE)
-        return self.policy.act(request)
-
-
 def resolve_tasks(tasks: str | Iterable[str]) -> tuple[str, ...]:
     """`all`, a comma-separated list, or names; every name must be a task of the wheel (flight tasks included)."""
     if isinstance(tasks, str):
@@ -95,25 +66,20 @@ def _episode(env: MiniWoBEnv, policy: Policy, task: TaskSpec, loop: LoopConfig, 
                               "reward": 0.0, "reason": None, "success": False, "steps": 0, "outcome": None,
                               "error": None}
     try:
-        env.reset(task)
-        task = env.task
-        record["utterance"] = task.instruction
         with ExitStack() as stack:
             writer = None
             if store is not None:
                 writer = stack.enter_context(store.episode(run_id, f"{name}-{seed}", task, {"seed": seed}))
-            trajectory = run_episode(env, EndWhenPageIsDone(policy, env), task, config=loop, writer=writer)
+            trajectory = run_episode(env, policy, task, config=loop, writer=writer)
         record.update(steps=len(trajectory.steps), outcome=trajectory.outcome.value,
-                      error=trajectory.metadata.get("error"))
+                      error=trajectory.metadata.get("error"), utterance=trajectory.task.instruction)
         # the loop asks its checker unless the episode ended in ERROR; then the page is asked here
-        verdict = trajectory.verdicts.get("miniwob") or page_verdict(env, task)
+        verdict = trajectory.verdicts.get("miniwob") or CHECKERS["miniwob"](env, trajectory.task)
     except EnvError as exc:
         record["error"] = f"{type(exc).__name__}: {exc}"
         return {**record, "seconds": round(time.perf_counter() - started, 3)}
     record.update({key: verdict[key] for key in ("done", "raw_reward", "reward", "reason")})
     record["success"] = verdict["passed"]
-    if verdict["utterance"] != task.instruction:  # the policy was told another problem: no success counts
-        record.update(success=False, error=f"the second reset showed another problem: {verdict['utterance']!r}")
     return {**record, "seconds": round(time.perf_counter() - started, 3)}
 
 
@@ -158,7 +124,7 @@ def plot_success(results: Mapping[str, Any], path: Path, title: str) -> Path:
     ax.barh(names, values, color="#3b82e0")
     ax.axvline(results["success_rate"], color="#1e3a5f", linestyle="--",
                label=f"overall {results['success_rate']:.3f}")
-    ax.invert_yaxis()
+    ax.set_ylim(len(names) - 0.5, -0.5)  # best on top, no empty rows
     ax.set_xlim(0, 1)
     ax.set_xlabel("success rate (raw reward > 0)")
     ax.tick_params(axis="y", labelsize=6)

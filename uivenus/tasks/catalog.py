@@ -168,11 +168,11 @@ class Function:
 class UIState:
     """A screen seen while exploring: the interactive elements it shows and how it was reached."""
 
-    id: str  # hash of the element classes shown
-    title: str
-    depth: int
-    reached_by: tuple[str, ...]  # the gestures from the app's start screen
-    elements: tuple[str, ...]
+    id: str  # hash of the element kinds shown
+    title: str = ""
+    depth: int = 0
+    reached_by: tuple[str, ...] = ()  # the gestures from the app's start screen
+    elements: tuple[str, ...] = ()
     disabled: tuple[str, ...] = ()  # elements shown disabled on arrival (e.g. Save before a form is filled)
 
     def __post_init__(self) -> None:
@@ -461,7 +461,7 @@ def _plain_record(record: Any, skip: Iterable[str] = ()) -> dict[str, Any]:
             continue
         if f.name == "params":
             out[f.name] = [_plain_record(p) for p in value]
-        elif not _empty(value) or f.name == "depth":
+        elif not _empty(value):
             out[f.name] = _plain(value)
     return out
 
@@ -631,11 +631,25 @@ def _param_from_phrase(phrase: str) -> Param | None:
     return Param(slug(phrase), field_domain(slug(phrase)), optional=optional) if phrase else None
 
 
+def _split_list(text: str) -> list[str]:
+    """'a, b and c (x or y)' -> ['a', 'b', 'c (x or y)']: commas and 'and' outside parentheses."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and char == ",":
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    out = []
+    for part in parts:
+        out.extend(re.split(r"\s+and\s+(?![^(]*\))", part.strip().removeprefix("and ")))
+    return [p for p in out if p.strip()]
+
+
 def _params(text: str | None) -> tuple[Param, ...]:
     if not text:
         return ()
-    parts = re.split(r",\s*(?:and\s+)?|\s+and\s+(?![^(]*\))", text)
-    return tuple(p for p in (_param_from_phrase(part) for part in parts) if p is not None)
+    return tuple(p for p in (_param_from_phrase(part) for part in _split_list(text)) if p is not None)
 
 
 def _toggle_rule(m: re.Match[str], app: str) -> Function:
@@ -669,9 +683,10 @@ def _verb_rule(m: re.Match[str], app: str) -> Function | None:
     if verb is None:
         return None
     noun = singular(slug(m.group("noun")))
-    name = f"{verb}_to_{slug(m.group('dest'))}" if m.group("dest") else f"{verb}_{app if noun == app else noun}"
+    own = slug(m.group("noun")) == app  # "reset all settings" acts on the app itself
+    name = f"{verb}_to_{slug(m.group('dest'))}" if m.group("dest") else f"{verb}_{app if own else noun}"
     params = _params(m.group("params"))
-    if verb in RECORD_VERBS and noun != app:
+    if (verb in RECORD_VERBS or m.group("dest")) and not own:  # "add a product to the cart" names a product
         params = (Param(noun, RECORD_PREFIX + plural(noun)),) + params
     return Function(app, name, params=params)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import inspect
+import re
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
@@ -76,8 +77,14 @@ def _coerce_mapping(value: Any, hint: Any, path: str) -> Any:
     return {coerce(k, key_hint, f"{path}.{k}"): coerce(v, value_hint, f"{path}.{k}") for k, v in value.items()}
 
 
+#: YAML 1.1 (PyYAML) reads `1e-5` as a string; a float field takes such a plain number written that way.
+_FLOAT_TEXT = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
 def _coerce_scalar(value: Any, hint: type, path: str) -> Any:
     if hint is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if hint is float and isinstance(value, str) and _FLOAT_TEXT.fullmatch(value.strip()):
         return float(value)
     if hint is Path and isinstance(value, str):
         return Path(value)

@@ -502,9 +502,12 @@ def grounding_samples(annotations: Path, images: Path | None = None, frame_kind:
 
 # --- CAPTCHA ------------------------------------------------------------------------------------
 
-def capture_captcha_screens(data_dir: Path, *, progress: bool = False) -> Path:
+def capture_captcha_screens(data_dir: Path, *, envs: Mapping[str, Any] | None = None, progress: bool = False) -> Path:
     """Open every instance of a CAPTCHA directory in Chromium and save what an agent first sees, as
-    `screens/<id>.png` (the screenshots `captcha_samples` trains on); returns the screens folder."""
+    `screens/<id>.png` (the screenshots `captcha_samples` trains on); returns the screens folder.
+
+    `envs` maps a layout ("desktop", "phone") to a browser env to reuse; other layouts get one opened here.
+    """
     from contextlib import ExitStack
 
     from uivenus.envs.browser import BrowserEnv
@@ -516,11 +519,11 @@ def capture_captcha_screens(data_dir: Path, *, progress: bool = False) -> Path:
     instances = load_captchas(data_dir)
     with ExitStack() as stack:
         site = stack.enter_context(CaptchaSite(data_dir))
-        envs: dict[str, BrowserEnv] = {}
+        live = dict(envs or {})
         for instance in _progress(instances, progress, "CAPTCHA screens"):
-            if instance.layout not in envs:
-                envs[instance.layout] = stack.enter_context(BrowserEnv(browser_config(instance)))
-            envs[instance.layout].reset(site.task(instance)).screenshot.save(out / f"{instance.id}.png")
+            if instance.layout not in live:
+                live[instance.layout] = stack.enter_context(BrowserEnv(browser_config(instance)))
+            live[instance.layout].reset(site.task(instance)).screenshot.save(out / f"{instance.id}.png")
     return out
 
 

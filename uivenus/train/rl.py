@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING, Any, Literal
 from uivenus.train.config import ConfigError, load_config
 from uivenus.train.data import Batch, ChatSample, Domain, SampleStream, SourceSpec, samples_from_spec
 from uivenus.train.losses import ADVANTAGE_METHODS, KL_ESTIMATORS, clipped_pg_loss, group_advantages, kl_penalty
-from uivenus.train.sampling import Sampler, SamplingConfig, make_sampler, score_rollouts
+from uivenus.train.sampling import Rollout, Sampler, SamplingConfig, make_sampler, score_rollouts
 from uivenus.train.trainer import TrainConfig, Trainer, TrainError, load_model, token_logprobs
-from uivenus.verify.rewards import POINT_SCORERS, RewardWeights, action_reward
+from uivenus.verify.rewards import POINT_SCORERS, RewardBreakdown, RewardWeights, action_reward
 
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["RLConfig", "RLLoss", "frozen_model", "main", "stream_for", "train_rl", "unwrap"]
+__all__ = ["RLConfig", "RLLoss", "RewardedRollouts", "frozen_model", "main", "stream_for", "train_rl", "unwrap"]
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,15 @@ class RLConfig(TrainConfig):
                               f"{self.generation_batch}")
 
 
+@dataclass(frozen=True)
+class RewardedRollouts:
+    """One batch's rollouts (k per usable sample, grouped) with their reward breakdowns."""
+
+    rollouts: tuple[Rollout, ...]
+    rewards: tuple[RewardBreakdown, ...]
+    skipped: int = 0
+
+
 def unwrap(model: Any) -> Any:
     """The model inside accelerate's wrappers (DDP, FSDP, compiled): what `generate` must be called on."""
     from accelerate.utils import extract_model_from_parallel
@@ -85,7 +94,8 @@ def frozen_model(path: str | Path, dtype: str, device: Any) -> Any:
 
 
 class RLLoss:
-    """The Stage II loss as a `Trainer` plug: sample, reward, advantage, clipped policy gradient (+ KL)."""
+    """The Stage II loss as a `Trainer` plug: sample and reward (`rollout`), then advantages and the clipped policy
+    gradient (+ KL) under the current weights (`loss`), which may be taken again on the same rollouts."""
 
     def __init__(self, config: RLConfig, processor: Any) -> None:
         self.config, self.processor = config, processor
@@ -101,35 +111,44 @@ class RLLoss:
             self._reference = frozen_model(self.config.reference or self.config.model, self.config.dtype, device)
         return self._reference
 
-    def __call__(self, model: Any, batch: Batch) -> tuple[torch.Tensor, dict[str, float]]:
-        import torch
-
+    def rollout(self, model: Any, batch: Batch) -> RewardedRollouts:
+        """k sampled replies to every usable sample of `batch`, each with its action reward."""
         config = self.config
         samples = [s for s in batch.samples if self.usable(s)]
         if not samples:
-            raise TrainError(f"no sample of this batch has a reference action{f' of domain {config.domain}' if config.domain else ''}; "
-                             "Stage II needs sources with references (grounding, captcha, trajectories)")
+            domain = f" of domain {config.domain}" if config.domain else ""
+            raise TrainError(f"no sample of this batch has a reference action{domain}; Stage II needs sources "
+                             "with references (grounding, captcha, trajectories)")
         if self._sampler is None:
             self._sampler = make_sampler(config.sampling, unwrap(model), self.processor,
                                          batch_size=config.generation_batch)
-        rollouts = self._sampler.sample(samples)
-        rewards = [action_reward(r.text, r.sample.reference, config.reward, point=config.point) for r in rollouts]
-        scored = score_rollouts(model, self.processor, rollouts)
-        totals = torch.tensor([r.total for r in rewards])
+        rollouts = tuple(self._sampler.sample(samples))
+        rewards = tuple(action_reward(r.text, r.sample.reference, config.reward, point=config.point)
+                        for r in rollouts)
+        return RewardedRollouts(rollouts, rewards, skipped=len(batch.samples) - len(samples))
+
+    def loss(self, model: Any, rewarded: RewardedRollouts) -> tuple[torch.Tensor, dict[str, float]]:
+        """The clipped policy-gradient loss (+ KL) of rewarded rollouts under the model's current weights."""
+        import torch
+
+        config = self.config
+        scored = score_rollouts(model, self.processor, rewarded.rollouts)
+        totals = torch.tensor([r.total for r in rewarded.rewards])
         advantages = group_advantages(totals, config.sampling.k, config.method).to(scored.logp.device)
         loss = clipped_pg_loss(scored.logp, scored.sampler_logp, advantages, scored.mask, config.clip_eps,
                                config.clip_eps_high)
         ratio = torch.exp(scored.logp.detach() - scored.sampler_logp)
         high = config.clip_eps if config.clip_eps_high is None else config.clip_eps_high
         clipped = ((ratio < 1 - config.clip_eps) | (ratio > 1 + high)) & scored.mask
+        rewards = rewarded.rewards
         metrics = {
-            "reward": float(totals.mean()), "reward_std": float(totals.std()) if len(totals) > 1 else 0.0,
+            "reward": float(totals.mean()), "reward_std": float(totals.std()),
             "reward_format": sum(r.format for r in rewards) / len(rewards),
             "reward_type": sum(r.type for r in rewards) / len(rewards),
             "reward_params": sum(r.params for r in rewards) / len(rewards),
             "clip_fraction": float(clipped.sum() / scored.mask.sum().clamp(min=1)),
             "completion_tokens": float(scored.mask.sum(dim=1).float().mean()),
-            "skipped": float(len(batch.samples) - len(samples)),
+            "skipped": float(rewarded.skipped),
         }
         if config.kl_coef:
             with torch.no_grad():
@@ -138,6 +157,9 @@ class RLLoss:
             loss = loss + config.kl_coef * kl
             metrics["kl"] = float(kl.detach())
         return loss, metrics
+
+    def __call__(self, model: Any, batch: Batch) -> tuple[torch.Tensor, dict[str, float]]:
+        return self.loss(model, self.rollout(model, batch))
 
 
 def stream_for(config: TrainConfig, sources: Sequence[SourceSpec], processor: Any) -> SampleStream:

@@ -15,6 +15,23 @@ label carries the rule that gave it and can be checked by hand:
 - on_goal: the target's text or the typed text shares a word with the task's instruction.
 - judge: the vote of step judges (`VlmJudge.judge_step`, or anything with `judge_step`) when given.
 
+The rule table, first match wins (`label_step` returns the label and "<rule>: <why>"):
+
+    invalid         no action parsed, or it was rejected / did not execute       -> INCORRECT
+    finished_done   terminal step, and the trace verdict says the goal is met     -> CORRECT
+    finished_early  Finished/Answer while the trace verdict says it is not        -> INCORRECT
+    terminal        any other terminal step (no trace verdict yet, CallUser)      -> EXPLORATORY
+    judged_harmful  a step judge says it does not advance the goal, and it did
+                    (or may) change the screen                                    -> INCORRECT
+    loop            the same action already tried LOOP_REPEATS times recently
+                    without changing the screen                                   -> INEFFECTIVE
+    no_change       the screen did not change                                     -> INEFFECTIVE
+    missed          the point hits nothing actionable (and no change is known)    -> INEFFECTIVE
+    judged_useful   a step judge says it advances the goal                        -> CORRECT
+    off_intent      the think text names something else on the screen            -> EXPLORATORY
+    on_goal         it acts on / enters something the instruction names           -> CORRECT
+    exploring       anything else                                                 -> EXPLORATORY
+
 The same rules serve online (`StepVerifier.before`, before the action runs: no screen change known yet) and
 offline (`label_trajectory`, after the fact, from a stored episode).
 """
@@ -41,8 +58,8 @@ from uivenus.verify.voting import aggregate, as_verdict
 __all__ = [
     "CHANGE_THRESHOLD", "HIT_KEY", "HIT_TEST_JS", "LabelledStep", "SCREEN_TEXT_JS", "SCREEN_TEXT_KEY", "STEP_RULES",
     "StepJudge", "StepRule", "StepSignals", "StepVerifier", "hit_test", "intent_consistency", "label_step",
-    "label_trajectory", "on_goal", "read_screen_text", "same_action", "screen_change", "step_evidence",
-    "step_history_line",
+    "label_trajectory", "load_screens", "on_goal", "page_probe", "read_screen_text", "same_action", "screen_change",
+    "screen_changes", "step_evidence", "step_history_line", "think_text",
 ]
 
 #: Where a recorder keeps, in `Step.info`, the DOM probe at the action's point and the text the screen showed.
@@ -65,7 +82,7 @@ _ACTING = frozenset({ActionType.CLICK, ActionType.DOUBLE_CLICK, ActionType.TRIPL
                      ActionType.MIDDLE_CLICK, ActionType.LONG_PRESS, ActionType.SELECT_OPTION})
 _STOPWORDS = frozenset(
     "the a an and or of to in on at for with from by my your this that these those it its is are be then into "
-    "next step will now click tap press type enter button field page screen".split())
+    "next step will now click tap press type enter button field page screen off".split())
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _QUOTED = re.compile(r'"([^"]{1,80})"|“([^”]{1,80})”|(?<!\w)\'([^\']{1,80})\'(?!\w)')
 #: Screen lines this short are UI labels (button captions, titles) a think text may name.
@@ -140,32 +157,26 @@ SCREEN_TEXT_JS = r"""
 """
 
 
-def _evaluator(env: Any) -> Callable[[str, Any], Any] | None:
-    """The page-evaluation channel of a browser env (the one its DOM queries use); None without a DOM."""
+def page_probe(env: Any, script: str, arg: Any = None) -> Any:
+    """Run a read-only `script` on a browser env's page (through the channel its DOM queries use); None when the
+    env has no DOM or the page was being replaced mid-read."""
     evaluate = getattr(env, "_evaluate", None)
-    return evaluate if callable(evaluate) else None
+    if not callable(evaluate):
+        return None
+    try:
+        return evaluate(script, arg)
+    except EnvError:
+        return None
 
 
 def hit_test(env: Any, point: tuple[float, float]) -> Mapping[str, Any] | None:
     """What lies under `point` on a browser env's live page (see `HIT_TEST_JS`); None without a DOM."""
-    evaluate = _evaluator(env)
-    if evaluate is None:
-        return None
-    try:
-        return evaluate(HIT_TEST_JS, [float(point[0]), float(point[1])])
-    except EnvError:  # the page was being replaced mid-read
-        return None
+    return page_probe(env, HIT_TEST_JS, [float(point[0]), float(point[1])])
 
 
 def read_screen_text(env: Any) -> str | None:
     """The visible text of a browser env's screen, row by row (see `SCREEN_TEXT_JS`); None without a DOM."""
-    evaluate = _evaluator(env)
-    if evaluate is None:
-        return None
-    try:
-        return evaluate(SCREEN_TEXT_JS, None)
-    except EnvError:
-        return None
+    return page_probe(env, SCREEN_TEXT_JS)
 
 
 # --- pure signals -------------------------------------------------------------------------------------
@@ -203,7 +214,7 @@ def _words(text: str) -> set[str]:
     """Content words, lower-cased, a plural `s` dropped ("contacts" meets "contact")."""
     out = set()
     for word in _WORD.findall(text.casefold()):
-        if len(word) < 3 and not word.isdigit() or word in _STOPWORDS:
+        if (len(word) < 3 and not word.isdigit()) or word in _STOPWORDS:
             continue
         out.add(word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)
     return out
@@ -255,6 +266,7 @@ class StepSignals:
     terminal: bool = False
     hit_interactive: bool | None = None
     target: str | None = None  # the text of what the point hits
+    entered: str | None = None  # the text a Type enters
     change: float | None = None  # share of pixels changed by the step
     screen_changed: bool | None = None
     loop_count: int = 0  # earlier identical tries in the window that changed nothing
@@ -292,6 +304,10 @@ def _q(text: str | None) -> str:
     return repr((text or "")[:60])
 
 
+def _acted(s: StepSignals) -> str:
+    return _q(s.entered if s.entered is not None else s.target)
+
+
 #: The rule table, first match wins (a documented order: invalidity, then the end of the episode, then harm,
 #: then doing nothing, then progress).
 STEP_RULES: tuple[StepRule, ...] = (
@@ -318,9 +334,10 @@ STEP_RULES: tuple[StepRule, ...] = (
     StepRule("off_intent", StepLabel.EXPLORATORY, lambda s: s.intent_consistent is False,
              lambda s: f"acts on {_q(s.target)}, which the stated intent does not name"),
     StepRule("on_goal", StepLabel.CORRECT, lambda s: bool(s.on_goal),
-             lambda s: f"acts on or enters what the task names ({_q(s.target)})"),
+             lambda s: f"acts on or enters what the task names ({_acted(s)})"),
     StepRule("exploring", StepLabel.EXPLORATORY, lambda s: True,
-             lambda s: "works, but nothing ties it to the goal" if s.screen_changed else "no evidence it advances the goal"),
+             lambda s: ("works, but nothing ties it to the goal" if s.screen_changed
+                        else "no evidence it advances the goal")),
 )
 
 
@@ -354,9 +371,10 @@ class StepJudge(Protocol):
 def _step_verdict(judges: Iterable[Any], evidence: StepEvidence) -> Verdict | None:
     """The step judges' majority as one verdict; None when no judge can judge steps."""
     verdicts = [judge.judge_step(evidence) for judge in judges if isinstance(judge, StepJudge)]
-    if not verdicts:
-        return None
-    return as_verdict(aggregate(verdicts, "majority"), "+".join(v.judge for v in verdicts))
+    if len(verdicts) <= 1:
+        return verdicts[0] if verdicts else None
+    combined = as_verdict(aggregate(verdicts, "majority"), "+".join(v.judge for v in verdicts))
+    return replace(combined, reason=f"{combined.reason}; " + "; ".join(f"{v.judge}: {v.reason}" for v in verdicts))
 
 
 def _target_text(step: Step) -> str | None:
@@ -370,7 +388,8 @@ def _target_text(step: Step) -> str | None:
     return None
 
 
-def _think(response: str | None) -> str | None:
+def think_text(response: str | None) -> str | None:
+    """The <think> part of a model reply (leniently read); None when there is none."""
     if not response:
         return None
     try:
@@ -405,7 +424,8 @@ def step_history_line(step: Step) -> str:
 
 # --- offline: a stored episode ------------------------------------------------------------------------
 
-def _screens(trajectory: Trajectory, episode_dir: Path) -> list[Image.Image | None]:
+def load_screens(trajectory: Trajectory, episode_dir: str | Path) -> list[Image.Image | None]:
+    """Each step's screenshot (None where a step has none), loaded once for all the checks that compare them."""
     out: list[Image.Image | None] = []
     for step in trajectory.steps:
         try:
@@ -415,7 +435,7 @@ def _screens(trajectory: Trajectory, episode_dir: Path) -> list[Image.Image | No
     return out
 
 
-def _changes(screens: Sequence[Image.Image | None]) -> list[float | None]:
+def screen_changes(screens: Sequence[Image.Image | None]) -> list[float | None]:
     """Change from each step's screen to the next one's; None where either is missing (the last step)."""
     return [screen_change(a, b) if a is not None and b is not None else None
             for a, b in zip(screens, [*screens[1:], None], strict=True)]
@@ -431,14 +451,14 @@ def _loop_count(actions: Sequence[Action | None], changed: Sequence[bool | None]
 
 
 def label_trajectory(trajectory: Trajectory, episode_dir: str | Path, judges: Sequence[Any] = (), *,
-                     goal_met: bool | None = None, threshold: float = CHANGE_THRESHOLD,
-                     repeats: int = LOOP_REPEATS) -> list[LabelledStep]:
+                     goal_met: bool | None = None, threshold: float = CHANGE_THRESHOLD, repeats: int = LOOP_REPEATS,
+                     screens: Sequence[Image.Image | None] | None = None) -> list[LabelledStep]:
     """Label every step of a stored episode after the fact. `judges` that can judge steps (`judge_step`) are asked
-    about each non-terminal step; `goal_met` (the trace verdict) labels the terminal step."""
-    directory = Path(episode_dir)
+    about each non-terminal step; `goal_met` (the trace verdict) labels the terminal step; `screens` are the
+    step screenshots when already loaded (`load_screens`)."""
     steps = trajectory.steps
-    screens = _screens(trajectory, directory)
-    changes = _changes(screens)
+    screens = list(screens) if screens is not None else load_screens(trajectory, episode_dir)
+    changes = screen_changes(screens)
     changed = [None if c is None else c > threshold for c in changes]
     actions = [s.action for s in steps]
     points = key_point_texts(extract_key_points(trajectory.task.instruction))
@@ -454,7 +474,7 @@ def label_trajectory(trajectory: Trajectory, episode_dir: str | Path, judges: Se
         verdict = None
         if step_judges and action is not None and not terminal and screens[i] is not None:
             evidence = StepEvidence(
-                task=trajectory.task, before=screens[i], action=format_action(action), intent=_think(step.response),
+                task=trajectory.task, before=screens[i], action=format_action(action), intent=think_text(step.response),
                 after=screens[i + 1] if i + 1 < len(screens) else None,
                 history=tuple(step_history_line(s) for s in steps[:i]), key_points=points)
             verdict = _step_verdict(step_judges, evidence)
@@ -462,9 +482,10 @@ def label_trajectory(trajectory: Trajectory, episode_dir: str | Path, judges: Se
             action=format_action(action) if action is not None else None,
             action_type=action.type.value if action is not None else None,
             executed=step.executed if action is not None else False, error=step.error, terminal=terminal,
-            hit_interactive=interactive, target=target, change=None if terminal else changes[i],
+            hit_interactive=interactive, target=target, entered=action.content if isinstance(action, Type) else None,
+            change=None if terminal else changes[i],
             screen_changed=None if terminal else changed[i], loop_count=_loop_count(actions, changed, i),
-            intent_consistent=(intent_consistency(_think(step.response), action, target,
+            intent_consistent=(intent_consistency(think_text(step.response), action, target,
                                                   step.info.get(SCREEN_TEXT_KEY)) if action is not None else None),
             on_goal=on_goal(action, target, trajectory.task.instruction) if action is not None else None,
             judge=verdict, goal_met=goal_met if terminal else None, loop_repeats=repeats,
@@ -514,7 +535,8 @@ class StepVerifier:
         text = read_screen_text(self.env) if self.env is not None else None
         signals = StepSignals(
             action=format_action(action), action_type=action.type.value, terminal=action.is_terminal,
-            hit_interactive=bool(hit["interactive"]) if hit else None, target=target, loop_count=loops,
+            hit_interactive=bool(hit["interactive"]) if hit else None, target=target,
+            entered=action.content if isinstance(action, Type) else None, loop_count=loops,
             intent_consistent=intent_consistency(evidence.intent, action, target, text),
             on_goal=on_goal(action, target, evidence.task.instruction),
             judge=None if action.is_terminal else _step_verdict(self.judges, evidence), loop_repeats=self.repeats,

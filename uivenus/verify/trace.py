@@ -11,9 +11,10 @@ WebJudge's recipe, with ZeroGUI's rule on final states:
    text, and the final environment state for programmatic judges.
 4. The judges vote (`aggregate_by_judge`: a sampled judge has one voice); the final state decides, so success
    later undone is failure.
-5. Outcome: the vote says success → SUCCESS; it says failure → PARTIAL when at least `partial_at` of the
-   checkable key points show on the final screen (or, when none is checkable, of the steps are labelled correct)
-   and some step was correct, else FAILED; nobody decided → UNKNOWN (never success).
+5. Outcome: the vote says success → SUCCESS; nobody voted (all abstained) → UNKNOWN (never success); otherwise
+   (failure, or voters split without a winner) → PARTIAL when at least `partial_at` of the checkable key points
+   show on the final screen (or, when none is checkable, of the steps are labelled correct) and some step was
+   correct, else FAILED.
 """
 
 from __future__ import annotations
@@ -23,13 +24,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from PIL import Image
+
 from uivenus.records import Trajectory
 from uivenus.store import read_episode, screenshot, write_verdicts
 from uivenus.verify.base import Evidence, Judge, StepLabel, TraceOutcome, Verdict, VerifyError
 from uivenus.verify.judges import PointStatus, _checkable, _found_in, _ocr_lines, _point_status, collect_verdicts
 from uivenus.verify.keypoints import extract_key_points, key_point_texts, parse_key_point
 from uivenus.verify.step import (
-    SCREEN_TEXT_KEY, LabelledStep, label_trajectory, screen_change, step_history_line,
+    SCREEN_TEXT_KEY, LabelledStep, label_trajectory, load_screens, screen_changes, step_history_line,
 )
 from uivenus.verify.voting import Decision, VoteResult, aggregate_by_judge
 
@@ -52,14 +55,16 @@ _PROGRESS = {PointStatus.SATISFIED: 1.0, PointStatus.PARTIAL: 0.5}
 
 # --- screen texts and key screenshots -----------------------------------------------------------
 
-def screen_texts(trajectory: Trajectory, episode_dir: str | Path, *, ocr: bool = True) -> list[str | None]:
+def screen_texts(trajectory: Trajectory, episode_dir: str | Path, *, ocr: bool = True,
+                 screens: Sequence[Image.Image | None] | None = None) -> list[str | None]:
     """The text of each step's screen: as recorded (`step.info["screen_text"]`), else read by OCR (slow: seconds
     per screen on a CPU) when `ocr`, else None."""
     out: list[str | None] = []
-    for step in trajectory.steps:
+    for i, step in enumerate(trajectory.steps):
         text = step.info.get(SCREEN_TEXT_KEY)
         if text is None and ocr and step.screen is not None:
-            text = "\n".join(_ocr_lines(screenshot(episode_dir, step)))
+            image = screens[i] if screens is not None else screenshot(episode_dir, step)
+            text = "\n".join(_ocr_lines(image)) if image is not None else None
         out.append(None if text is None else str(text))
     return out
 
@@ -111,13 +116,6 @@ def select_key_screenshots(trajectory: Trajectory, key_points: Sequence[str], te
     return tuple(sorted({first, final, *middle[:k - 2]}))
 
 
-def _changes(trajectory: Trajectory, episode_dir: Path) -> list[float | None]:
-    """Pixel change of each step's screen from the one before (None for the first or a missing screen)."""
-    screens = [screenshot(episode_dir, s) if s.screen is not None else None for s in trajectory.steps]
-    return [None if i == 0 or a is None or b is None else screen_change(a, b)
-            for i, (a, b) in enumerate(zip([None, *screens[:-1]], screens, strict=False))]
-
-
 # --- evidence -----------------------------------------------------------------------------------
 
 def _agent_claim(trajectory: Trajectory) -> str | None:
@@ -129,12 +127,21 @@ def _agent_claim(trajectory: Trajectory) -> str | None:
 
 
 def build_evidence(trajectory: Trajectory, episode_dir: str | Path, *, k: int = 4, ocr: bool = True,
+                   pixels: bool = False, screens: Sequence[Image.Image | None] | None = None,
                    texts: Sequence[str | None] | None = None) -> Evidence:
-    """The judges' evidence for a stored episode; `extra["kept"]` lists the kept step indices."""
+    """The judges' evidence for a stored episode; `extra["kept"]` lists the kept step indices.
+
+    Screen texts (recorded, else OCR when `ocr`) choose the key screenshots and go to the judges with them, unless
+    `pixels`: then text judges read the kept screenshots themselves (real OCR). `screens` / `texts` are the step
+    screenshots and texts when already loaded (`load_screens`, `screen_texts`).
+    """
     directory = Path(episode_dir)
     points = key_point_texts(extract_key_points(trajectory.task.instruction))
-    texts = list(texts) if texts is not None else screen_texts(trajectory, directory, ocr=ocr)
-    kept = select_key_screenshots(trajectory, points, texts, k, changes=_changes(trajectory, directory))
+    screens = list(screens) if screens is not None else load_screens(trajectory, directory)
+    texts = list(texts) if texts is not None else screen_texts(trajectory, directory, ocr=ocr, screens=screens)
+    before = [None, *screen_changes(screens)[:-1]]  # each screen's change from the one before it
+    kept = tuple(i for i in select_key_screenshots(trajectory, points, texts, k, changes=before)
+                 if screens[i] is not None)
     extra: dict[str, Any] = {"kept": list(kept)}
     claim = _agent_claim(trajectory)
     if claim:
@@ -144,23 +151,22 @@ def build_evidence(trajectory: Trajectory, episode_dir: str | Path, *, k: int = 
         extra["final_screen"] = "the episode did not end with a terminal step: the last stored screen is the one "\
                                 "before its last action"
     kept_texts = [texts[i] for i in kept]
+    known = not pixels and all(t is not None for t in kept_texts)
     return Evidence(
         task=trajectory.task, key_points=points,
         history=tuple(step_history_line(step) for step in trajectory.steps),
-        screenshots=tuple(screenshot(directory, trajectory.steps[i]) for i in kept),
-        final_state=trajectory.metadata.get(FINAL_STATE_KEY),
-        screen_texts=tuple(t or "" for t in kept_texts) if all(t is not None for t in kept_texts) else (),
-        extra=extra,
+        screenshots=tuple(screens[i] for i in kept), final_state=trajectory.metadata.get(FINAL_STATE_KEY),
+        screen_texts=tuple(t or "" for t in kept_texts) if known else (), extra=extra,
     )
 
 
-def key_point_progress(evidence: Evidence) -> float | None:
-    """Share of the checkable key points that show on the final kept screen (partly shown counts half); None
-    when no key point can be checked by text or no screen text is known."""
-    if not evidence.screen_texts:
+def key_point_progress(key_points: Sequence[str], texts: Sequence[str | None]) -> float | None:
+    """Share of the checkable key points that show on the last of `texts` (the kept screens' texts, the final one
+    last; partly shown counts half); None when no text is known or no key point can be checked by text."""
+    if not texts or any(t is None for t in texts):
         return None
-    screens = [text.splitlines() for text in evidence.screen_texts]
-    statuses = [_point_status(parse_key_point(p), screens)[0] for p in evidence.key_points]
+    screens = [(text or "").splitlines() for text in texts]
+    statuses = [_point_status(parse_key_point(p), screens)[0] for p in key_points]
     decided = [s for s in statuses if s is not PointStatus.UNDETERMINED]
     if not decided:
         return None
@@ -198,31 +204,36 @@ def _outcome(vote: VoteResult, progress: float | None, steps: Sequence[LabelledS
              ) -> tuple[TraceOutcome, float | None, str]:
     if vote.outcome is Decision.SUCCESS:
         return TraceOutcome.SUCCESS, progress, f"the judges say success ({vote.reason})"
-    if vote.outcome is Decision.UNKNOWN:
-        return TraceOutcome.UNKNOWN, progress, f"no decision ({vote.reason})"
+    if not vote.voted:
+        return TraceOutcome.UNKNOWN, progress, f"no judge decided ({vote.reason})"
     acting = [s for s in steps if not s.signals.terminal]
     correct = sum(1 for s in acting if s.label is StepLabel.CORRECT)
     source = "of the checkable key points show on the final screen"
     if progress is None:
         progress, source = (correct / len(acting) if acting else 0.0), "of the steps are correct"
+    said = "say failure" if vote.outcome is Decision.FAILURE else "do not agree on success"
     if correct and progress >= partial_at:
-        return TraceOutcome.PARTIAL, progress, f"the judges say failure ({vote.reason}), but {progress:.0%} {source}"
-    return TraceOutcome.FAILED, progress, f"the judges say failure ({vote.reason}); {progress:.0%} {source}"
+        return TraceOutcome.PARTIAL, progress, f"the judges {said} ({vote.reason}), but {progress:.0%} {source}"
+    return TraceOutcome.FAILED, progress, f"the judges {said} ({vote.reason}); {progress:.0%} {source}"
 
 
 def verify_trace(trajectory: Trajectory, episode_dir: str | Path, judges: Sequence[Judge], rule: str = "majority",
-                 *, k: int = 4, partial_at: float = PARTIAL_AT, ocr: bool = True) -> TraceResult:
+                 *, k: int = 4, partial_at: float = PARTIAL_AT, ocr: bool = True, pixels: bool = False
+                 ) -> TraceResult:
     """Judge a stored episode: evidence, votes, step labels and the outcome (nothing is written)."""
     if not judges:
         raise VerifyError("verify_trace needs at least one judge, e.g. judge_from_spec('program')")
-    evidence = build_evidence(trajectory, episode_dir, k=k, ocr=ocr)
+    screens = load_screens(trajectory, episode_dir)
+    texts = screen_texts(trajectory, episode_dir, ocr=ocr, screens=screens)
+    evidence = build_evidence(trajectory, episode_dir, k=k, pixels=pixels, screens=screens, texts=texts)
+    kept = tuple(evidence.extra["kept"])
     verdicts = collect_verdicts(judges, evidence)
     vote = aggregate_by_judge(verdicts, rule)
     goal_met = {Decision.SUCCESS: True, Decision.FAILURE: False}.get(vote.outcome)
-    steps = tuple(label_trajectory(trajectory, episode_dir, judges, goal_met=goal_met))
-    outcome, progress, reason = _outcome(vote, key_point_progress(evidence), steps, partial_at)
-    return TraceResult(outcome, vote, verdicts, steps, evidence.key_points, tuple(evidence.extra["kept"]),
-                       progress, reason)
+    steps = tuple(label_trajectory(trajectory, episode_dir, judges, goal_met=goal_met, screens=screens))
+    progress = key_point_progress(evidence.key_points, [texts[i] for i in kept])
+    outcome, progress, reason = _outcome(vote, progress, steps, partial_at)
+    return TraceResult(outcome, vote, verdicts, steps, evidence.key_points, kept, progress, reason)
 
 
 def write_trace(episode_dir: str | Path, result: TraceResult, key: str = "trace") -> Trajectory:
@@ -231,12 +242,12 @@ def write_trace(episode_dir: str | Path, result: TraceResult, key: str = "trace"
 
 
 def verify_episode(episode_dir: str | Path, judges: Sequence[Judge], rule: str = "majority", *, k: int = 4,
-                   write: bool = True, ocr: bool = True) -> TraceResult:
+                   write: bool = True, ocr: bool = True, pixels: bool = False) -> TraceResult:
     """Read, judge and (with `write`) annotate one stored episode."""
     trajectory = read_episode(episode_dir)
     if not trajectory.complete:
         raise VerifyError(f"episode {episode_dir} is not finished; only finished episodes can be verified")
-    result = verify_trace(trajectory, episode_dir, judges, rule, k=k, ocr=ocr)
+    result = verify_trace(trajectory, episode_dir, judges, rule, k=k, ocr=ocr, pixels=pixels)
     if write:
         write_trace(episode_dir, result)
     return result

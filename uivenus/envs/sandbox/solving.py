@@ -20,7 +20,7 @@ from typing import Any
 from uivenus.actions.space import (
     Action, Click, Direction, Hotkey, Platform, Point, Scroll, SelectOption, Swipe, Type,
 )
-from uivenus.envs.sandbox.tasks import CheckResult, DomQuery
+from uivenus.envs.sandbox.tasks import CheckResult, DomQuery, SandboxTask, Solver
 
 #: How many swipes/scrolls a move spends looking for an element in each direction before giving up.
 REVEAL_LIMIT = 8
@@ -212,6 +212,21 @@ def expect_records(
             return failed(f"no new {what} with {dict(spec)}; new: {fresh}")
         fresh.remove(match)
     return passed(f"{what}s as expected")
+
+
+def records_task(
+    name: str, instructions: tuple[str, ...], records: Sequence[Mapping[str, Any]], solve: Solver, *,
+    app: str, key: str, what: str, changed: Mapping[str, Mapping[str, Any]] | None = None,
+    removed: Sequence[str] = (), added: Sequence[Mapping[str, Any]] = (),
+) -> SandboxTask:
+    """A task of an app whose whole state is `{key: records}`, checked by `expect_records` (see there for
+    `changed`, `removed` and `added`), so a wrong edit, a duplicate or a collateral deletion fails."""
+    original = [dict(r) for r in records]
+
+    def check(state: Mapping[str, Any]) -> CheckResult:
+        return expect_records(state.get(key), original, changed=changed, removed=removed, added=added, what=what)
+
+    return SandboxTask(app=app, name=name, instructions=instructions, setup={key: original}, check=check, solve=solve)
 
 
 def _label(record: Mapping[str, Any]) -> str:

@@ -99,6 +99,9 @@ def app_url(base_url: str, app: str, layout: str) -> str:
 
 #: Every bundled task by id ("app/name"); app modules add theirs with `register`.
 TASKS: dict[str, SandboxTask] = {}
+#: Tasks made at run time (synthesised from a capability catalog): `get_task` and `check_spec` find them,
+#: `tasks_of` does not list them (it lists the bundled suites).
+DYNAMIC_TASKS: dict[str, SandboxTask] = {}
 
 
 def register(*tasks: SandboxTask) -> None:
@@ -108,12 +111,21 @@ def register(*tasks: SandboxTask) -> None:
         TASKS[task.id] = task
 
 
+def register_dynamic(task: SandboxTask) -> None:
+    """Add (or replace: the same synthesised task may be rebuilt) a run-time task; never a bundled id."""
+    _load_apps()
+    if task.id in TASKS:
+        raise SandboxTaskError(f"{task.id} is a bundled task; give the run-time task another name")
+    DYNAMIC_TASKS[task.id] = task
+
+
 def get_task(task_id: str) -> SandboxTask:
     _load_apps()
-    try:
-        return TASKS[task_id]
-    except KeyError:
-        raise SandboxTaskError(f"no sandbox task {task_id!r}; known: {', '.join(sorted(TASKS))}") from None
+    task = TASKS.get(task_id) or DYNAMIC_TASKS.get(task_id)
+    if task is None:
+        raise SandboxTaskError(f"no sandbox task {task_id!r}; known: {', '.join(sorted(TASKS))} "
+                               f"(run-time tasks are registered with register_dynamic)")
+    return task
 
 
 def tasks_of(app: str) -> list[SandboxTask]:

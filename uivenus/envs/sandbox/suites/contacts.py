@@ -6,12 +6,13 @@ deletion fails as surely as doing nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import functools
+from collections.abc import Iterator
 from typing import Any
 
 from uivenus.actions.space import Action, Finished
-from uivenus.envs.sandbox.solving import expect_records, fill, tap, tid
-from uivenus.envs.sandbox.tasks import CheckResult, DomQuery, SandboxTask, register
+from uivenus.envs.sandbox.solving import fill, records_task, tap, tid
+from uivenus.envs.sandbox.tasks import DomQuery, register
 
 
 def _contact(cid: str, name: str, phone: str, email: str = "", favorite: bool = False) -> dict[str, Any]:
@@ -52,17 +53,7 @@ def row(name: str) -> str:
     return tid("contact-row", name=name)
 
 
-def _task(
-    name: str, instructions: tuple[str, ...], contacts: Sequence[Mapping[str, Any]], solve, *,
-    changed: Mapping[str, Mapping[str, Any]] | None = None, removed: Sequence[str] = (),
-    added: Sequence[Mapping[str, Any]] = (),
-) -> SandboxTask:
-    original = [dict(c) for c in contacts]
-
-    def check(state: Mapping[str, Any]) -> CheckResult:
-        return expect_records(state.get("contacts"), original, changed=changed, removed=removed, added=added, what="contact")
-
-    return SandboxTask(app="contacts", name=name, instructions=instructions, setup={"contacts": original}, check=check, solve=solve)
+_task = functools.partial(records_task, app="contacts", key="contacts", what="contact")
 
 
 def add_contact(q: DomQuery, name: str, phone: str, email: str | None = None) -> Iterator[Action]:

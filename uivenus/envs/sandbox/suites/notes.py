@@ -6,12 +6,13 @@ collateral deletions fail as surely as doing nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import functools
+from collections.abc import Iterator
 from typing import Any
 
 from uivenus.actions.space import Action, Finished
-from uivenus.envs.sandbox.solving import expect_records, fill, tap, tid
-from uivenus.envs.sandbox.tasks import CheckResult, DomQuery, SandboxTask, register
+from uivenus.envs.sandbox.solving import fill, records_task, tap, tid
+from uivenus.envs.sandbox.tasks import DomQuery, register
 
 
 def _note(nid: str, title: str, body: str, pinned: bool = False) -> dict[str, Any]:
@@ -46,17 +47,7 @@ def row(title: str) -> str:
     return tid("note-row", title=title)
 
 
-def _task(
-    name: str, instructions: tuple[str, ...], notes: Sequence[Mapping[str, Any]], solve, *,
-    changed: Mapping[str, Mapping[str, Any]] | None = None, removed: Sequence[str] = (),
-    added: Sequence[Mapping[str, Any]] = (),
-) -> SandboxTask:
-    original = [dict(n) for n in notes]
-
-    def check(state: Mapping[str, Any]) -> CheckResult:
-        return expect_records(state.get("notes"), original, changed=changed, removed=removed, added=added, what="note")
-
-    return SandboxTask(app="notes", name=name, instructions=instructions, setup={"notes": original}, check=check, solve=solve)
+_task = functools.partial(records_task, app="notes", key="notes", what="note")
 
 
 def solve_create(q: DomQuery) -> Iterator[Action]:

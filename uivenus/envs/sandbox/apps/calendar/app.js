@@ -1,9 +1,9 @@
 // Calendar: a month grid with the selected day's agenda, and a form to create, edit and delete events.
 // Events live in app.data; the day or event shown lives in the URL hash (#/day/2026-11-18, #/event/e2).
 (function () {
+  const { h, iconSet, backButton, noticeBar, clearableField, hashScreens } = widgets;
   const ICONS = {
     cal: '<svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true"><path fill="currentColor" d="M7 2h2v2h6V2h2v2h3v17H4V4h3zm-1 7v10h12V9zm2 2h3v3H8z"/></svg>',
-    back: '<svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true"><path fill="currentColor" d="M20 11H7.8l5.6-5.6L12 4l-8 8 8 8 1.4-1.4L7.8 13H20z"/></svg>',
     plus: '<svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true"><path fill="currentColor" d="M11 5h2v6h6v2h-6v6h-2v-6H5v-2h6z"/></svg>',
     pin: '<svg viewBox="0 0 24 24" width="14" height="14" aria-hidden="true"><path fill="currentColor" d="M12 2a7 7 0 0 1 7 7c0 5-7 13-7 13S5 14 5 9a7 7 0 0 1 7-7zm0 4.5a2.5 2.5 0 1 0 0 5 2.5 2.5 0 0 0 0-5z"/></svg>',
   };
@@ -28,26 +28,7 @@
   let notice = "";
   let confirming = false;  // the delete confirmation of the event being edited is open
 
-  function h(tag, props, ...kids) {
-    const el = document.createElement(tag);
-    for (const [k, v] of Object.entries(props || {})) {
-      if (v == null || v === false) continue;
-      if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
-      else if (k === "html") el.innerHTML = v;
-      else if (k === "value") el.value = v;
-      else el.setAttribute(k, v === true ? "" : v);
-    }
-    for (const kid of kids.flat(Infinity)) if (kid != null && kid !== false) el.append(kid.nodeType ? kid : String(kid));
-    return el;
-  }
-  const icon = (name) => h("span", { class: "icon", html: ICONS[name] });
-  // A text field followed by its clear button (shown only while the field holds text).
-  function clearable(input, label) {
-    const btn = h("button", { type: "button", "data-role": "clear", class: "clear" + (input.value ? "" : " hidden"), "aria-label": "Clear " + label,
-      onclick: () => { input.value = ""; btn.classList.add("hidden"); input.focus(); } }, "×");
-    input.addEventListener("input", () => btn.classList.toggle("hidden", !input.value));
-    return [input, btn];
-  }
+  const icon = iconSet(ICONS);
   const pad = (n) => String(n).padStart(2, "0");
   const iso = (y, m, d) => y + "-" + pad(m) + "-" + pad(d);
   const parse = (s) => { const [y, m, d] = s.split("-").map(Number); return { y, m, d }; };
@@ -66,10 +47,7 @@
     if (screen === "month" && /^\d{4}-\d{2}$/.test(arg || "")) return { screen: "day", day: arg + "-01" };
     return { screen: "day", day: validDate(arg || "") ? arg : app.data.today };
   }
-  function go(hash) {
-    confirming = false;
-    if (location.hash === hash) render(); else location.hash = hash;
-  }
+  const go = hashScreens(render, () => { confirming = false; });
 
   function month(selected) {
     const { y, m } = parse(selected);
@@ -121,7 +99,7 @@
     const error = h("p", { id: "ev-error", class: "error", role: "alert" });
     const field = (id, label, value, attrs) => {
       const input = h("input", { id, name: id, "data-testid": id, type: "text", autocomplete: "off", value, ...attrs });
-      return [h("label", { for: id }, label), h("div", { class: "field" }, clearable(input, label.toLowerCase()))];
+      return [h("label", { for: id }, label), clearableField(input, label.toLowerCase())];
     };
     function save(x) {
       x.preventDefault();
@@ -170,17 +148,16 @@
     const text = notice;
     notice = "";
     const header = h("header", { class: "appbar" },
-      phone && editing ? h("button", { id: "back", "data-testid": "back", class: "iconbtn", "aria-label": "Back", onclick: () => go("#/day/" + r.day) }, icon("back")) : icon("cal"),
+      phone && editing ? backButton(() => go("#/day/" + r.day)) : icon("cal"),
       h("h1", {}, phone && editing ? (r.screen === "edit" ? "Edit event" : "New event") : "Calendar"));
     const body = phone
       ? (editing ? form(r) : [month(r.day), agenda(r.day)])
       : h("div", { class: "columns" }, month(r.day), h("aside", { class: "side" }, editing ? form(r) : agenda(r.day)));
     document.getElementById("root").replaceChildren(h("div", { class: "calendar " + (phone ? "phone" : "web") },
       header,
-      text ? h("div", { class: "notice", role: "status", "data-testid": "notice" }, text) : null,
+      noticeBar(text),
       h("main", {}, body)));
   }
 
   uivenusApp("calendar", defaults, render);
-  window.addEventListener("hashchange", () => { confirming = false; render(); window.scrollTo(0, 0); });
 })();

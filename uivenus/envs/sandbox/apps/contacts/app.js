@@ -11,34 +11,18 @@
     ],
   };
   const COLORS = ["#1f6feb", "#8250df", "#bf3989", "#cf222e", "#bc4c00", "#1a7f37", "#0969da", "#6e7781"];
+  const { $, ready, h, clearable, syncClearButtons, confirmDialog, hashRoutes } = widgets;
   let app = null;
-  const $ = (sel) => document.querySelector(sel);
 
   // The screen lives in the URL hash ("", "contact/<id>", "edit/<id>", "new"), so PressBack walks back.
-  const hashRoute = () => location.hash.replace(/^#/, "");
-  let route = hashRoute();
+  const nav = hashRoutes(() => render(app));
+  const back = () => nav.back(nav.route.startsWith("edit/") ? "contact/" + nav.route.slice(5) : "");
   let loaded = null; // the route whose contact the form was filled from
   let touched = {};
   let query = "";
 
-  function go(r, replace) {
-    route = r;
-    const url = r ? "#" + r : location.pathname + location.search;
-    if (replace) history.replaceState(history.state, "", url);
-    else history.pushState({ inApp: true }, "", url);
-    window.scrollTo(0, 0);
-    render(app);
-  }
-  function back() {
-    if (!(history.state && history.state.inApp)) return go(route.startsWith("edit/") ? "contact/" + route.slice(5) : "", true);
-    route = route.startsWith("edit/") ? "contact/" + route.slice(5) : "";
-    history.back();
-    window.scrollTo(0, 0);
-    render(app);
-  }
-
   const find = (id) => app.data.contacts.find((c) => c.id === id);
-  const routeId = () => route.replace(/^(contact|edit)\//, "");
+  const routeId = () => nav.route.replace(/^(contact|edit)\//, "");
   const initials = (name) => name.split(/\s+/).filter(Boolean).slice(0, 2).map((w) => w[0].toUpperCase()).join("");
   const color = (name) => COLORS[[...name].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 7) % COLORS.length];
   const matches = (c) => !query || (c.name + " " + c.phone + " " + c.email).toLowerCase().includes(query.toLowerCase());
@@ -59,44 +43,26 @@
   }
 
   function avatar(c, cls) {
-    const el = document.createElement("span");
-    el.className = "avatar" + (cls ? " " + cls : "");
+    const el = h("span", { class: "avatar" + (cls ? " " + cls : "") }, initials(c.name));
     el.style.background = color(c.name);
-    el.textContent = initials(c.name);
     return el;
   }
 
   function rowFor(c, testid) {
-    const row = document.createElement("button");
-    row.className = "contact-row" + (routeId() === c.id && route ? " active" : "");
-    row.dataset.testid = testid;
-    row.dataset.id = c.id;
-    row.dataset.name = c.name;
-    const text = document.createElement("span");
-    text.className = "row-text";
-    const name = document.createElement("span");
-    name.className = "row-name";
-    name.textContent = c.name;
-    const phone = document.createElement("span");
-    phone.className = "row-phone";
-    phone.textContent = c.phone;
-    text.append(name, phone);
-    row.append(avatar(c), text);
-    if (c.favorite) {
-      const star = document.createElement("span");
-      star.className = "row-star";
-      star.textContent = "★";
-      row.appendChild(star);
-    }
-    row.addEventListener("click", () => go("contact/" + c.id));
-    return row;
+    return h("button", {
+      class: "contact-row" + (routeId() === c.id && nav.route ? " active" : ""), "data-testid": testid, "data-id": c.id,
+      "data-name": c.name, onclick: () => nav.go("contact/" + c.id),
+    },
+    avatar(c),
+    h("span", { class: "row-text" }, h("span", { class: "row-name" }, c.name), h("span", { class: "row-phone" }, c.phone)),
+    c.favorite ? h("span", { class: "row-star" }, "★") : null);
   }
 
   function render(a) {
     app = a;
     const contacts = a.data.contacts;
-    if ((route.startsWith("contact/") || route.startsWith("edit/")) && !find(routeId())) route = "";
-    const screen = route.startsWith("contact/") ? "detail" : route === "new" || route.startsWith("edit/") ? "form" : "list";
+    if ((nav.route.startsWith("contact/") || nav.route.startsWith("edit/")) && !find(routeId())) nav.route = "";
+    const screen = nav.route.startsWith("contact/") ? "detail" : nav.route === "new" || nav.route.startsWith("edit/") ? "form" : "list";
     document.body.dataset.screen = screen;
     $("#count").textContent = contacts.length + (contacts.length === 1 ? " contact" : " contacts");
 
@@ -112,10 +78,7 @@
       const first = c.name[0].toUpperCase();
       if (first !== letter) {
         letter = first;
-        const h = document.createElement("h3");
-        h.className = "group";
-        h.textContent = letter;
-        list.appendChild(h);
+        list.appendChild(h("h3", { class: "group" }, letter));
       }
       list.appendChild(rowFor(c, "contact-row"));
     }
@@ -135,29 +98,26 @@
       $("#favorite-toggle").setAttribute("aria-pressed", String(c.favorite));
       $("#favorite-toggle .label").textContent = c.favorite ? "Favorite ✓" : "Favorite";
     }
-    if (screen === "form" && loaded !== route) load();
+    if (screen === "form" && loaded !== nav.route) load();
     if (screen !== "form") loaded = null;
     updateForm();
   }
 
   function load() {
-    const c = route.startsWith("edit/") ? find(routeId()) : null;
+    const c = nav.route.startsWith("edit/") ? find(routeId()) : null;
     $("#contact-name").value = c ? c.name : "";
     $("#contact-phone").value = c ? c.phone : "";
     $("#contact-email").value = c ? c.email : "";
     $("#form-title").textContent = c ? "Edit contact" : "New contact";
     touched = {};
-    loaded = route;
+    loaded = nav.route;
   }
 
   function updateForm() {
     const errors = validate();
-    for (const key of ["name", "phone", "email"]) {
-      $("#" + key + "-error").textContent = touched[key] ? errors[key] : "";
-      document.querySelector("[data-testid=contact-" + key + "-clear]").classList.toggle("hidden", !$("#contact-" + key).value);
-    }
+    for (const key of ["name", "phone", "email"]) $("#" + key + "-error").textContent = touched[key] ? errors[key] : "";
     $("#save-contact").disabled = Object.values(errors).some(Boolean);
-    $("[data-testid=search-clear]").classList.toggle("hidden", !$("#search").value);
+    syncClearButtons();
   }
 
   function save(event) {
@@ -168,7 +128,7 @@
       phone: $("#contact-phone").value.trim(),
       email: $("#contact-email").value.trim(),
     };
-    if (route.startsWith("edit/")) {
+    if (nav.route.startsWith("edit/")) {
       Object.assign(find(routeId()), fields);
       app.save();
       back();
@@ -177,12 +137,11 @@
       const contact = { id: "c" + next, ...fields, favorite: false };
       app.data.contacts.push(contact);
       app.save();
-      go("contact/" + contact.id, true);
+      nav.go("contact/" + contact.id, true);
     }
   }
 
   function remove() {
-    $("#confirm").classList.add("hidden");
     const c = find(routeId());
     if (!c) return;
     app.data.contacts = app.data.contacts.filter((x) => x.id !== c.id);
@@ -191,34 +150,21 @@
   }
 
   function build() {
-    $("#add-contact").addEventListener("click", () => go("new"));
+    $("#add-contact").addEventListener("click", () => nav.go("new"));
     $("[data-testid=back]").addEventListener("click", back);
     $("#cancel-edit").addEventListener("click", back);
-    $("#edit-contact").addEventListener("click", () => go("edit/" + routeId()));
+    $("#edit-contact").addEventListener("click", () => nav.go("edit/" + routeId()));
     $("#favorite-toggle").addEventListener("click", () => { const c = find(routeId()); c.favorite = !c.favorite; app.save(); });
-    $("#delete-contact").addEventListener("click", () => {
-      $("#confirm-text").textContent = find(routeId()).name + " will be removed from your contacts.";
-      $("#confirm").classList.remove("hidden");
-    });
-    $("#confirm-cancel").addEventListener("click", () => $("#confirm").classList.add("hidden"));
-    $("#confirm-ok").addEventListener("click", remove);
+    const ask = confirmDialog({ title: "Delete contact?", ok: "Delete", onOk: remove });
+    $("#delete-contact").addEventListener("click", () => ask(find(routeId()).name + " will be removed from your contacts."));
     $("#form").addEventListener("submit", save);
     $("#search").addEventListener("input", () => { query = $("#search").value; render(app); });
     for (const key of ["name", "phone", "email"]) {
       $("#contact-" + key).addEventListener("input", () => { touched[key] = true; updateForm(); });
     }
-    for (const id of ["contact-name", "contact-phone", "contact-email", "search"]) {
-      const input = $("#" + id);
-      document.querySelector("[data-testid=" + id + "-clear]").addEventListener("click", () => {
-        input.value = "";
-        input.focus();
-        input.dispatchEvent(new Event("input"));
-      });
-    }
-    window.addEventListener("popstate", () => { route = hashRoute(); window.scrollTo(0, 0); render(app); });
+    for (const id of ["contact-name", "contact-phone", "contact-email", "search"]) clearable($("#" + id));
   }
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", build);
-  else build();
+  ready(build);
   app = uivenusApp("contacts", DEFAULTS, render);
 })();

@@ -2,13 +2,13 @@
 // The whole file system is app.data.items (flat, each with a parent id; "root" is the top); the folder
 // shown lives in the URL hash; menus and dialogs are transient screen state.
 (function () {
+  const { h, iconSet, backButton, noticeBar, clearableField, hashScreens } = widgets;
   const ROOT = "root";
   const ICONS = {
     folder: '<svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true"><path fill="#e3a008" d="M3 5h6l2 2h10v12H3z"/></svg>',
     file: '<svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true"><path fill="#8c959f" d="M6 2h8l5 5v15H6zm8 1.5V8h4.5z"/></svg>',
     image: '<svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true"><path fill="#2da44e" d="M3 4h18v16H3zm2 13h14l-4.5-6-3.5 4.5-2.5-3z"/></svg>',
     more: '<svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true"><circle cx="12" cy="5" r="2" fill="currentColor"/><circle cx="12" cy="12" r="2" fill="currentColor"/><circle cx="12" cy="19" r="2" fill="currentColor"/></svg>',
-    back: '<svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true"><path fill="currentColor" d="M20 11H7.8l5.6-5.6L12 4l-8 8 8 8 1.4-1.4L7.8 13H20z"/></svg>',
     plus: '<svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true"><path fill="currentColor" d="M11 5h2v6h6v2h-6v6h-2v-6H5v-2h6z"/></svg>',
     drive: '<svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true"><path fill="currentColor" d="M4 15h16v5H4zm2 2v1h2v-1zM7 4h10l3 9H4z"/></svg>',
   };
@@ -37,26 +37,7 @@
   let dialog = null;    // {kind: "rename"|"delete"|"move"|"new", id, dest}
   let notice = "";
 
-  function h(tag, props, ...kids) {
-    const el = document.createElement(tag);
-    for (const [k, v] of Object.entries(props || {})) {
-      if (v == null || v === false) continue;
-      if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
-      else if (k === "html") el.innerHTML = v;
-      else if (k === "value") el.value = v;
-      else el.setAttribute(k, v === true ? "" : v);
-    }
-    for (const kid of kids.flat(Infinity)) if (kid != null && kid !== false) el.append(kid.nodeType ? kid : String(kid));
-    return el;
-  }
-  const icon = (name) => h("span", { class: "icon", html: ICONS[name] });
-  // A text field followed by its clear button (shown only while the field holds text).
-  function clearable(input, label) {
-    const btn = h("button", { type: "button", "data-role": "clear", class: "clear" + (input.value ? "" : " hidden"), "aria-label": "Clear " + label,
-      onclick: () => { input.value = ""; btn.classList.add("hidden"); input.focus(); } }, "×");
-    input.addEventListener("input", () => btn.classList.toggle("hidden", !input.value));
-    return [input, btn];
-  }
+  const icon = iconSet(ICONS);
   const item = (id) => app.data.items.find((i) => i.id === id);
   const children = (id) => app.data.items.filter((i) => i.parent === id)
     .sort((a, b) => (a.type === b.type ? a.name.localeCompare(b.name) : a.type === "folder" ? -1 : 1));
@@ -75,10 +56,7 @@
     const id = m ? decodeURIComponent(m[1]) : ROOT;
     return id === ROOT || (item(id) && item(id).type === "folder") ? id : ROOT;
   }
-  function go(hash) {
-    menuFor = null; dialog = null;
-    if (location.hash === hash) render(); else location.hash = hash;
-  }
+  const go = hashScreens(render, () => { menuFor = null; dialog = null; });
   const openFolder = (id) => go(id === ROOT ? "#/" : "#/folder/" + id);
   const show = () => render();
 
@@ -142,7 +120,7 @@
     };
     return h("form", { class: "dialog", role: "dialog", "aria-label": title, "data-testid": "dialog", onsubmit: submit },
       h("h2", {}, title),
-      h("div", { class: "field" }, clearable(input, "name")),
+      clearableField(input, "name"),
       error,
       h("div", { class: "buttons" },
         h("button", { type: "button", id: "dialog-cancel", "data-testid": "dialog-cancel", onclick: () => { dialog = null; show(); } }, "Cancel"),
@@ -222,7 +200,7 @@
     const header = phone
       ? h("header", { class: "appbar" },
         current === ROOT ? icon("drive")
-          : h("button", { id: "back", "data-testid": "back", class: "iconbtn", "aria-label": "Back", onclick: () => openFolder(item(current).parent) }, icon("back")),
+          : backButton(() => openFolder(item(current).parent)),
         h("h1", {}, folderName(current)), newFolder)
       : h("header", { class: "appbar" }, icon("drive"), h("h1", {}, "Files"));
     const main = h("section", { class: "main" },
@@ -230,7 +208,7 @@
       list(current));
     document.getElementById("root").replaceChildren(h("div", { class: "files " + (phone ? "phone" : "web") },
       header,
-      text ? h("div", { class: "notice", role: "status", "data-testid": "notice" }, text) : null,
+      noticeBar(text),
       phone ? main : h("div", { class: "columns" },
         h("aside", { class: "sidebar" }, h("a", { href: "#/", id: "tree-root", class: current === ROOT ? "active" : null }, icon("drive"), "My Files"), tree(ROOT, current, 1)),
         main),
@@ -240,5 +218,4 @@
   }
 
   uivenusApp("files", defaults, render);
-  window.addEventListener("hashchange", () => { menuFor = null; dialog = null; render(); window.scrollTo(0, 0); });
 })();

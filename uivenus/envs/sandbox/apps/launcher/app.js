@@ -14,44 +14,26 @@
     ["files", "Files", "Documents and downloads", "#0550ae", '<path d="M3.5 6.5a1.5 1.5 0 0 1 1.5-1.5h4.5l2 2.5H19a1.5 1.5 0 0 1 1.5 1.5V18a1.5 1.5 0 0 1-1.5 1.5H5A1.5 1.5 0 0 1 3.5 18z" fill="none" stroke="#fff" stroke-width="2" stroke-linejoin="round"/>'],
     ["settings", "Settings", "Wi-Fi, display, language", "#57606a", '<circle cx="12" cy="12" r="3.2" fill="none" stroke="#fff" stroke-width="2"/><path d="M12 3v3M12 18v3M3 12h3M18 12h3M5.6 5.6l2.1 2.1M16.3 16.3l2.1 2.1M5.6 18.4l2.1-2.1M16.3 7.7l2.1-2.1" stroke="#fff" stroke-width="2" stroke-linecap="round"/>'],
   ];
+  const { $, ready, h, clearable, confirmDialog } = widgets;
   let app = null;
   let query = "";
-  const $ = (sel) => document.querySelector(sel);
   const info = (name) => APPS.find((a) => a[0] === name);
   const href = (name) => "../" + name + "/index.html?layout=" + encodeURIComponent(app.layout);
   const matches = ([name, label]) => !query || label.toLowerCase().includes(query.toLowerCase().trim());
 
   function icon(color, svg) {
-    const span = document.createElement("span");
-    span.className = "icon";
+    const span = h("span", { class: "icon", html: '<svg viewBox="0 0 24 24">' + svg + "</svg>" }); // fixed markup from APPS, never user data
     span.style.background = color;
-    span.innerHTML = '<svg viewBox="0 0 24 24">' + svg + "</svg>"; // fixed markup from APPS, never user data
     return span;
   }
 
   function link(name, testid, cls, withDescription) {
     const [, label, description, color, svg] = info(name);
-    const a = document.createElement("a");
-    a.className = cls;
-    a.href = href(name);
-    a.dataset.testid = testid;
-    a.dataset.app = name;
-    a.appendChild(icon(color, svg));
-    const text = document.createElement("span");
-    text.className = "app-text";
-    const title = document.createElement("span");
-    title.className = "app-label";
-    title.textContent = label;
-    text.appendChild(title);
-    if (withDescription) {
-      const sub = document.createElement("span");
-      sub.className = "app-desc";
-      sub.textContent = description;
-      text.appendChild(sub);
-    }
-    a.appendChild(text);
-    a.addEventListener("click", (e) => { e.preventDefault(); open(name); });
-    return a;
+    return h("a", { class: cls, href: href(name), "data-testid": testid, "data-app": name, onclick: (e) => { e.preventDefault(); open(name); } },
+      icon(color, svg),
+      h("span", { class: "app-text" },
+        h("span", { class: "app-label" }, label),
+        withDescription ? h("span", { class: "app-desc" }, description) : null));
   }
 
   function open(name) {
@@ -81,7 +63,6 @@
     recent.forEach((name) => list.appendChild(link(name, "recent-app", "recent-item", false)));
     $("#no-recents").classList.toggle("hidden", recent.length > 0);
     $("#clear-recents").classList.toggle("hidden", recent.length === 0);
-    $("[data-testid=app-search-clear]").classList.toggle("hidden", !$("#app-search").value);
   }
 
   function build() {
@@ -91,21 +72,14 @@
       const first = APPS.find(matches);
       if (e.key === "Enter" && query.trim() && first) open(first[0]);
     });
-    $("[data-testid=app-search-clear]").addEventListener("click", () => {
-      search.value = "";
-      search.focus();
-      search.dispatchEvent(new Event("input"));
+    clearable(search);
+    const ask = confirmDialog({
+      title: "Clear recent apps?", text: "The list of recently used apps will be erased.", ok: "Clear",
+      onOk: () => { app.data.opened = []; app.save(); },
     });
-    $("#clear-recents").addEventListener("click", () => $("#confirm").classList.remove("hidden"));
-    $("#confirm-cancel").addEventListener("click", () => $("#confirm").classList.add("hidden"));
-    $("#confirm-ok").addEventListener("click", () => {
-      $("#confirm").classList.add("hidden");
-      app.data.opened = [];
-      app.save();
-    });
+    $("#clear-recents").addEventListener("click", () => ask());
   }
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", build);
-  else build();
+  ready(build);
   app = uivenusApp("launcher", DEFAULTS, render);
 })();

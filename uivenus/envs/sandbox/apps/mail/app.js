@@ -1,12 +1,12 @@
 // Mail: folders, message list, reading pane, compose/reply/forward and Send. All mail lives in app.data;
 // the screen shown (folder, open message, compose) lives in the URL hash so Back works like a phone's.
 (function () {
+  const { h, iconSet, backButton, noticeBar, hashScreens } = widgets;
   const ME = { name: "Alex Morgan", email: "alex.morgan@uivenus.test" };
   const FOLDERS = [["inbox", "Inbox"], ["sent", "Sent"], ["archive", "Archive"], ["trash", "Trash"]];
   const ICONS = {
     mail: '<svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true"><path fill="currentColor" d="M3 5h18a1 1 0 0 1 1 1v12a1 1 0 0 1-1 1H3a1 1 0 0 1-1-1V6a1 1 0 0 1 1-1zm1 2.2V17h16V7.2l-8 5.3-8-5.3zM5.6 7 12 11.2 18.4 7H5.6z"/></svg>',
     pencil: '<svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true"><path fill="currentColor" d="M4 17.2V20h2.8l8.3-8.3-2.8-2.8L4 17.2zm13.7-7.5a.9.9 0 0 0 0-1.3l-2.1-2.1a.9.9 0 0 0-1.3 0l-1.5 1.5 2.8 2.8 2.1-.9z"/></svg>',
-    back: '<svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true"><path fill="currentColor" d="M20 11H7.8l5.6-5.6L12 4l-8 8 8 8 1.4-1.4L7.8 13H20z"/></svg>',
     send: '<svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true"><path fill="currentColor" d="M2 21 23 12 2 3v7l15 2-15 2z"/></svg>',
     archive: '<svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true"><path fill="currentColor" d="M3 3h18v4H3zm1 5h16v13H4zm5 3v2h6v-2z"/></svg>',
     trash: '<svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true"><path fill="currentColor" d="M6 7h12l-1 14H7zM9 3h6l1 2h4v2H4V5h4z"/></svg>',
@@ -43,19 +43,7 @@
 
   let notice = "";  // a one-shot banner ("Message sent") shown on the next screen
 
-  function h(tag, props, ...kids) {
-    const el = document.createElement(tag);
-    for (const [k, v] of Object.entries(props || {})) {
-      if (v == null || v === false) continue;
-      if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
-      else if (k === "html") el.innerHTML = v;
-      else if (k === "value") el.value = v;
-      else el.setAttribute(k, v === true ? "" : v);
-    }
-    for (const kid of kids.flat(Infinity)) if (kid != null && kid !== false) el.append(kid.nodeType ? kid : String(kid));
-    return el;
-  }
-  const icon = (name) => h("span", { class: "icon", html: ICONS[name] });
+  const icon = iconSet(ICONS);
 
   function route() {
     const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean);
@@ -64,9 +52,7 @@
     const folder = FOLDERS.some(([f]) => f === parts[1]) ? parts[1] : "inbox";
     return { screen: "list", folder };
   }
-  function go(hash) {
-    if (location.hash === hash) render(app); else location.hash = hash;
-  }
+  const go = hashScreens(render);
   const find = (id) => app.data.messages.find((m) => m.id === id);
   const inFolder = (folder) => app.data.messages.filter((m) => m.folder === folder).sort((a, b) => (a.date < b.date ? 1 : -1));
   const shortDate = (iso) => new Date(iso + ":00").toLocaleDateString("en-US", { month: "short", day: "numeric" });
@@ -178,7 +164,7 @@
   function banner() {
     const text = notice;
     notice = "";
-    return text ? h("div", { class: "notice", role: "status", "data-testid": "notice" }, text) : null;
+    return noticeBar(text);
   }
 
   function webView(r) {
@@ -198,7 +184,7 @@
   }
 
   function phoneView(r) {
-    const back = (hash) => h("button", { id: "back", "data-testid": "back", class: "iconbtn", "aria-label": "Back", onclick: () => go(hash) }, icon("back"));
+    const back = (hash) => backButton(() => go(hash));
     if (r.screen === "message" && find(r.id)) {
       const m = find(r.id);
       return h("div", { class: "mail phone" },
@@ -225,5 +211,4 @@
   }
 
   uivenusApp("mail", defaults, render);
-  window.addEventListener("hashchange", () => { render(); window.scrollTo(0, 0); });
 })();

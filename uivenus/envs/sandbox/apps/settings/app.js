@@ -13,35 +13,20 @@
     connections: "Connections", notifications: "Notifications", display: "Display",
     language: "Language", about: "About device", system: "System",
   };
+  const { $, $$, ready, h, clearable, syncClearButtons, confirmDialog, hashRoutes } = widgets;
   let app = null;
-  const $ = (sel) => document.querySelector(sel);
-  const $$ = (sel) => Array.from(document.querySelectorAll(sel));
   const onOff = (v) => (v ? "On" : "Off");
   const languageName = (code) => (LANGUAGES.find(([c]) => c === code) || [code, code])[1];
 
   // The open section lives in the URL hash (not in app.data), so PressBack walks back through screens;
-  // the in-app back button shows the previous screen at once instead of waiting for popstate.
-  const hashRoute = () => location.hash.replace(/^#/, "");
-  let route = hashRoute();
-  function go(r) {
-    route = r;
-    history.pushState({ inApp: true }, "", r ? "#" + r : location.pathname + location.search);
-    window.scrollTo(0, 0);
-    render(app);
-  }
-  function back() {
-    if (!(history.state && history.state.inApp)) return go("");
-    route = "";
-    history.back();
-    window.scrollTo(0, 0);
-    render(app);
-  }
+  // the in-app back button shows the list at once (pushing it when this entry is not the app's own).
+  const nav = hashRoutes(() => render(app));
 
   function render(a) {
     app = a;
     const d = a.data;
     const phone = a.layout === "phone";
-    let r = SECTIONS[route] ? route : "";
+    let r = SECTIONS[nav.route] ? nav.route : "";
     if (!phone && !r) r = "connections";
     document.documentElement.classList.toggle("dark", !!d.dark_mode);
     document.body.dataset.screen = r ? "panel" : "home";
@@ -72,7 +57,7 @@
   function updateDeviceNameForm() {
     const value = $("#device-name").value.trim();
     $("#save-device-name").disabled = !value || value === app.data.device_name;
-    $("[data-testid=device-name-clear]").classList.toggle("hidden", !$("#device-name").value);
+    syncClearButtons();
   }
 
   function toggle(key) {
@@ -87,18 +72,12 @@
     const list = $("#language-list");
     for (const [code, name] of LANGUAGES) {
       select.add(new Option(name, code));
-      const row = document.createElement("button");
-      row.className = "radio-row";
-      row.setAttribute("role", "radio");
-      row.dataset.code = code;
-      row.dataset.testid = "lang-" + code;
-      row.textContent = name;
-      row.addEventListener("click", () => { app.data.language = code; app.save(); });
-      list.appendChild(row);
+      list.appendChild(h("button", { class: "radio-row", role: "radio", "data-code": code, "data-testid": "lang-" + code,
+        onclick: () => { app.data.language = code; app.save(); } }, name));
     }
     select.addEventListener("change", () => { app.data.language = select.value; app.save(); });
-    $$(".section-link").forEach((l) => l.addEventListener("click", () => go(l.dataset.route)));
-    $("[data-testid=back]").addEventListener("click", back);
+    $$(".section-link").forEach((l) => l.addEventListener("click", () => nav.go(l.dataset.route)));
+    $("[data-testid=back]").addEventListener("click", () => nav.back("", false));
     $$("[role=switch]").forEach((s) => s.addEventListener("click", () => toggle(s.dataset.key)));
 
     const slider = $("#brightness");
@@ -108,18 +87,19 @@
     const name = $("#device-name");
     name.addEventListener("input", () => { $("#device-name-status").textContent = ""; updateDeviceNameForm(); });
     name.addEventListener("keydown", (e) => { if (e.key === "Enter" && !$("#save-device-name").disabled) saveDeviceName(); });
-    $("[data-testid=device-name-clear]").addEventListener("click", () => { name.value = ""; name.focus(); updateDeviceNameForm(); });
+    clearable(name, updateDeviceNameForm);
     $("#save-device-name").addEventListener("click", saveDeviceName);
 
-    $("#reset-settings").addEventListener("click", () => $("#confirm").classList.remove("hidden"));
-    $("#confirm-cancel").addEventListener("click", () => $("#confirm").classList.add("hidden"));
-    $("#confirm-ok").addEventListener("click", () => {
-      $("#confirm").classList.add("hidden");
-      app.data = JSON.parse(JSON.stringify(DEFAULTS));
-      $("#device-name").value = DEFAULTS.device_name;
-      app.save();
+    const ask = confirmDialog({
+      title: "Reset all settings?", ok: "Reset",
+      text: "Wi-Fi, Bluetooth, display, language and the device name go back to their defaults. This cannot be undone.",
+      onOk: () => {
+        app.data = JSON.parse(JSON.stringify(DEFAULTS));
+        $("#device-name").value = DEFAULTS.device_name;
+        app.save();
+      },
     });
-    window.addEventListener("popstate", () => { route = hashRoute(); window.scrollTo(0, 0); render(app); });
+    $("#reset-settings").addEventListener("click", () => ask());
   }
 
   function saveDeviceName() {
@@ -128,7 +108,6 @@
     app.save();
   }
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", build);
-  else build();
+  ready(build);
   app = uivenusApp("settings", DEFAULTS, render);
 })();

@@ -1,10 +1,10 @@
 // Shop: catalogue with search, product page, cart, checkout with "Pay now", order confirmation.
 // Catalogue, cart, orders and the last search live in app.data; the screen shown lives in the URL hash.
 (function () {
+  const { h, iconSet, backButton, noticeBar, hashScreens } = widgets;
   const ICONS = {
     bag: '<svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true"><path fill="currentColor" d="M7 7V6a5 5 0 0 1 10 0v1h3l-1 14H5L4 7zm2 0h6V6a3 3 0 0 0-6 0z"/></svg>',
     cart: '<svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true"><path fill="currentColor" d="M3 4h2l2.6 10.4A2 2 0 0 0 9.5 16H18v-2H9.6l-.3-1H19l2-7H6.2L5.7 4A1 1 0 0 0 4.8 3H3zm6 14a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3zm8 0a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3z"/></svg>',
-    back: '<svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true"><path fill="currentColor" d="M20 11H7.8l5.6-5.6L12 4l-8 8 8 8 1.4-1.4L7.8 13H20z"/></svg>',
     search: '<svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true"><path fill="currentColor" d="M10 3a7 7 0 0 1 5.6 11.2l5.1 5.1-1.4 1.4-5.1-5.1A7 7 0 1 1 10 3zm0 2a5 5 0 1 0 0 10 5 5 0 0 0 0-10z"/></svg>',
     lock: '<svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true"><path fill="currentColor" d="M6 10V8a6 6 0 0 1 12 0v2h1v12H5V10zm2 0h8V8a4 4 0 0 0-8 0z"/></svg>',
     check: '<svg viewBox="0 0 24 24" width="40" height="40" aria-hidden="true"><path fill="currentColor" d="M9 16.2 4.8 12l-1.4 1.4L9 19 21 7l-1.4-1.4z"/></svg>',
@@ -40,19 +40,7 @@
   let qty = 1;          // quantity chosen on the product page being shown
   let qtyFor = null;
 
-  function h(tag, props, ...kids) {
-    const el = document.createElement(tag);
-    for (const [k, v] of Object.entries(props || {})) {
-      if (v == null || v === false) continue;
-      if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
-      else if (k === "html") el.innerHTML = v;
-      else if (k === "value") el.value = v;
-      else el.setAttribute(k, v === true ? "" : v);
-    }
-    for (const kid of kids.flat(Infinity)) if (kid != null && kid !== false) el.append(kid.nodeType ? kid : String(kid));
-    return el;
-  }
-  const icon = (name) => h("span", { class: "icon", html: ICONS[name] });
+  const icon = iconSet(ICONS);
   const money = (cents) => "$" + (cents / 100).toFixed(2);
   const productById = (id) => app.data.products.find((p) => p.id === id);
   const thumb = (p, size) => h("span", { class: "thumb", html:
@@ -63,9 +51,7 @@
     const screens = { product: 1, search: 1, cart: 0, checkout: 0, order: 1, orders: 0 };
     return parts[0] in screens ? { screen: parts[0], arg: parts[1] || "" } : { screen: "home", arg: "" };
   }
-  function go(hash) {
-    if (location.hash === hash) render(); else location.hash = hash;
-  }
+  const go = hashScreens(render);
   const cartCount = () => app.data.cart.reduce((n, item) => n + item.qty, 0);
 
   function searchForm(value) {
@@ -246,7 +232,7 @@
     const cartBtn = h("a", { href: "#/cart", id: "cart-button", "data-testid": "cart-button", class: "cart-btn", "aria-label": "Cart, " + count + " items" },
       icon("cart"), phone ? null : "Cart", h("span", { class: "badge", id: "cart-count" }, count));
     const back = phone && !top
-      ? h("button", { id: "back", "data-testid": "back", class: "iconbtn", "aria-label": "Back", onclick: () => (history.length > 1 ? history.back() : go("#/")) }, icon("back"))
+      ? backButton(() => (history.length > 1 ? history.back() : go("#/")))
       : icon("bag");
     const text = notice;
     notice = "";
@@ -257,10 +243,9 @@
         phone ? null : h("a", { href: "#/orders", id: "orders-link", class: "orders-link" }, "Orders"),
         cartBtn),
       phone && top ? h("div", { class: "searchbar" }, searchForm(r.screen === "search" ? r.arg : "")) : null,
-      text ? h("div", { class: "notice", role: "status", "data-testid": "notice" }, text, " ", h("a", { href: "#/cart", id: "view-cart" }, "View cart")) : null,
+      noticeBar(text, " ", h("a", { href: "#/cart", id: "view-cart" }, "View cart")),
       h("main", { "data-screen": r.screen }, body)));
   }
 
   uivenusApp("shop", defaults, render);
-  window.addEventListener("hashchange", () => { render(); window.scrollTo(0, 0); });
 })();

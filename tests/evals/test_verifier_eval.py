@@ -1,0 +1,117 @@
+"""The verifier calibration harness on a small labelled set recorded in real Chromium (a sandbox task with every
+perturbation, a MiniWoB task with its oracle, a wrong click and the random policy), and the two CLI commands."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from uivenus.cli.verify import eval_verifier, verify
+from uivenus.evals.verifier import calibrate, find_labelled, format_table, score
+from uivenus.evals.verifier_data import BuildPlan, Perturbation, build_dataset
+from uivenus.store import read_episode
+from uivenus.verify.base import VerifyError
+from uivenus.verify.voting import Decision
+
+PLAN = BuildPlan(tasks=("settings/wifi_off_bluetooth_on",), phrasings=2, random_steps=2,
+                 miniwob_tasks=("click-test-2",), miniwob_seeds=1)
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("labelled")
+    summary = build_dataset(root, PLAN, progress=False)
+    assert not summary.failed, summary.failed
+    assert sum(summary.recorded.values()) == 2 + len(PLAN.perturbations) + 1 + len(PLAN.miniwob_perturbations)
+    return root
+
+
+def test_the_labelled_set_carries_truth_kind_and_final_state(data: Path) -> None:
+    episodes, skipped = find_labelled(data)
+    assert not skipped
+    kinds = {(e.source, e.kind): e.truth for e in episodes}
+    assert kinds[("sandbox", "truncated")] is False and kinds[("sandbox", "harmful_appended")] is False
+    assert kinds[("sandbox", "task_swapped")] is False and kinds[("miniwob", "last_replaced")] is False
+    references = [e for e in episodes if e.kind == "reference"]
+    assert len(references) == 3 and all(e.truth for e in references)
+    for episode in episodes:
+        assert episode.trajectory.steps[-1].action.is_terminal  # the final screen is stored
+        assert "final_state" in episode.trajectory.metadata and episode.trajectory.steps[0].info["screen_text"]
+    assert build_dataset(data, PLAN, progress=False).skipped == len(episodes)  # resumable: nothing recorded again
+
+
+def test_score_counts_abstentions_as_disagreement() -> None:
+    pairs = [(True, Decision.SUCCESS), (True, Decision.UNKNOWN), (False, Decision.SUCCESS), (False, Decision.FAILURE),
+             (False, Decision.UNKNOWN)]
+    metrics = score(pairs)
+    assert (metrics["tp"], metrics["fp"], metrics["tn"], metrics["fn"], metrics["undecided"]) == (1, 1, 1, 0, 2)
+    assert metrics["agreement"] == 2 / 5 and metrics["coverage"] == 3 / 5 and metrics["agreement_decided"] == 2 / 3
+    assert metrics["precision"] == 1 / 2 and metrics["recall"] == 1 / 2 and metrics["false_success_rate"] == 1 / 3
+    assert score([])["agreement"] is None
+
+
+def test_calibration_report(data: Path, tmp_path: Path) -> None:
+    report = calibrate(data, ("program", "ocr"), ("majority", "unanimous", "weighted"), out_dir=tmp_path,
+                       progress=False)
+    assert report["n"] == 10 and report["hard_negatives"] == 7
+    assert report["voters"] == ["program", "ocr", "vote:majority", "vote:unanimous", "vote:weighted"]
+    program = report["overall"]["program"]  # the checker is the truth here: it must agree everywhere
+    assert program["agreement"] == 1.0 and program["false_success_rate"] == 0.0 and program["coverage"] == 1.0
+    for voter in report["voters"]:
+        metrics = report["overall"][voter]
+        assert metrics["n"] == 10 and metrics["tp"] + metrics["fp"] + metrics["tn"] + metrics["fn"] \
+            + metrics["undecided"] == 10
+    assert report["overall"]["vote:unanimous"]["false_success_rate"] <= report["overall"]["ocr"]["false_success_rate"]
+    assert {"sandbox/truncated", "sandbox/task_swapped", "sandbox/harmful_appended", "miniwob/reference",
+            "miniwob/random_policy"} <= set(report["by_kind"])
+    assert report["by_kind"]["miniwob/reference"]["ocr"]["coverage"] == 0.0  # the instruction is on every screen
+    stored = json.loads(Path(report["report_path"]).read_text())
+    assert stored["overall"] == report["overall"] and len(stored["records"]) == 10
+    table = Path(report["table_path"]).read_text()
+    assert "| sandbox/harmful_appended | 1 (0/1) |" in table and table == format_table(report) + "\n"
+    assert Path(report["plot_path"]).stat().st_size > 0
+    with pytest.raises(VerifyError, match="unknown voting rule"):
+        calibrate(data, ("program",), ("plurality",), progress=False)
+
+
+def test_calibration_refuses_unlabelled_data(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(Exception, match="neither a run directory|no labelled episodes"):
+        calibrate(tmp_path / "empty", progress=False)
+
+
+def _app(command) -> typer.Typer:
+    app = typer.Typer()
+    app.command()(command)
+    return app
+
+
+def test_verify_command_writes_verdicts_beside_the_run(data: Path, tmp_path: Path) -> None:
+    out = tmp_path / "verdicts.json"
+    result = runner.invoke(_app(verify), [str(data / "miniwob"), "--judges", "program,ocr", "--vote", "unanimous",
+                                          "--out", str(out), "--no-ocr"])
+    assert result.exit_code == 0, result.output
+    assert "3 episodes verified" in result.output
+    written = {r["episode"]: r for r in json.loads(out.read_text())}
+    assert written["click-test-2.s0.reference"]["outcome"] == "success"
+    assert written["click-test-2.s0.last_replaced"]["outcome"] == "failed"
+    stored = read_episode(data / "miniwob" / "click-test-2.s0.reference")
+    assert stored.verdicts["trace"]["vote"]["rule"] == "unanimous"
+    assert stored.steps[0].labels["step_label"] == "correct"
+    bad = runner.invoke(_app(verify), [str(data / "miniwob"), "--judges", "oracle-judge"])
+    assert bad.exit_code == 1 and "unknown judge spec" in bad.output
+
+
+def test_eval_verifier_command(data: Path, tmp_path: Path) -> None:
+    result = runner.invoke(_app(eval_verifier), ["--data", str(data), "--judges", "program,ocr",
+                                                 "--vote", "majority,weighted", "--out", str(tmp_path),
+                                                 "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert "10 labelled episodes (3 success, 7 failure; 7 hard negatives)" in result.output
+    assert "vote:weighted" in (tmp_path / "verifier_table.md").read_text()
+    assert Perturbation.TASK_SWAPPED.value in result.output

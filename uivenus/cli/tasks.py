@@ -1,0 +1,164 @@
+"""`uivenus tasks explore|synth|gate|diff`: capability catalogs, task synthesis and the validity gate."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+app = typer.Typer(help="Task generation: capability catalogs, task synthesis and the validity gate.",
+                  no_args_is_help=True)
+console = Console()
+
+
+def _load_catalog(path: Path):
+    from uivenus.tasks.catalog import Catalog, CatalogError
+
+    try:
+        return Catalog.load(path)
+    except (OSError, CatalogError) as exc:
+        raise typer.BadParameter(f"{path}: {exc}") from None
+
+
+def _functions_table(catalog, title: str) -> Table:
+    table = Table(title=title)
+    for column in ("function", "parameters", "from", "unsafe"):
+        table.add_column(column)
+    for fn in catalog.functions():
+        params = ", ".join(p.name + ("?" if p.optional else "") + f": {p.domain}" for p in fn.params)
+        table.add_row(fn.key, params, ", ".join(fn.sources), ", ".join(fn.unsafe))
+    return table
+
+
+@app.command("explore")
+def explore(
+    env: Annotated[str, typer.Option("--env", help="The app to explore: sandbox:APP or sandbox-phone:APP.")],
+    out: Annotated[Path, typer.Option("--out", dir_okay=False, help="Where to write the catalog (JSON).")],
+    docs: Annotated[bool, typer.Option("--docs/--no-docs", help="Also read the app's bundled feature docs.")] = True,
+    merge: Annotated[Path | None, typer.Option("--catalog", exists=True, dir_okay=False,
+                                               help="An existing catalog to add to (its version goes up).")] = None,
+    max_actions: Annotated[int, typer.Option("--max-actions", min=1, help="Elements to try at most.")] = 60,
+    max_depth: Annotated[int, typer.Option("--max-depth", min=0, help="Screens this far from the start are not explored.")] = 4,
+    max_resets: Annotated[int, typer.Option("--max-resets", min=1, help="App reloads to go back to earlier screens.")] = 10,
+) -> None:
+    """Explore a sandbox app breadth-first and write its capability catalog."""
+    from uivenus.envs.registry import EnvSpecError, make_env
+    from uivenus.tasks.catalog import CatalogError, bundled_docs, catalog_from_docs, diff_catalogs
+    from uivenus.tasks.explore import ExploreLimits, explore_app
+
+    if not env.startswith(("sandbox:", "sandbox-phone:")):
+        raise typer.BadParameter(f"explore needs a sandbox app, as in sandbox:notes; got {env!r}")
+    try:
+        environment = make_env(env)
+    except EnvSpecError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    limits = ExploreLimits(max_actions=max_actions, max_depth=max_depth, max_resets=max_resets)
+    with environment:
+        with console.status(f"exploring {environment.app}"):
+            found = explore_app(environment, environment.app, environment.base_url, layout=environment.layout,
+                                limits=limits)
+    if docs:
+        try:
+            found.merge(catalog_from_docs(bundled_docs(environment.app)))
+        except CatalogError as exc:
+            console.print(f"[yellow]no docs merged:[/yellow] {exc}")
+    catalog = found
+    if merge is not None:
+        catalog = _load_catalog(merge)
+        before = _load_catalog(merge)
+        catalog.merge(found)
+        console.print(str(diff_catalogs(before, catalog)))
+    catalog.save(out)
+    app_catalog = catalog.apps[environment.app]
+    console.print(_functions_table(catalog, f"{out} (v{catalog.version})"))
+    console.print(f"{len(app_catalog.states)} screens, {len(app_catalog.transitions)} transitions seen in {environment.app}")
+
+
+@app.command("synth")
+def synth(
+    catalog: Annotated[Path, typer.Option("--catalog", exists=True, dir_okay=False, help="The capability catalog.")],
+    n: Annotated[int, typer.Option("--n", min=1, help="How many tasks to make.")],
+    out: Annotated[Path, typer.Option("--out", dir_okay=False, help="Where to write the tasks (JSONL).")],
+    seed: Annotated[int, typer.Option("--seed", help="Same seed and catalog, same tasks.")] = 0,
+    kinds: Annotated[str, typer.Option("--kinds", help="Comma-separated: single, multi, long_horizon.")] = "single,multi,long_horizon",
+    policy: Annotated[str | None, typer.Option("--policy", help="Propose tasks with this policy SPEC instead of templates.")] = None,
+    layout: Annotated[str, typer.Option("--layout", help="web or phone.")] = "web",
+) -> None:
+    """Synthesise tasks grounded in a catalog's functions (templates offline, or an LLM through --policy)."""
+    from uivenus.tasks.spec import TaskKind, write_tasks
+    from uivenus.tasks.synthesis import LLMSynthesizer, TemplateSynthesizer
+
+    try:
+        chosen = [TaskKind(k.strip()) for k in kinds.split(",") if k.strip()]
+    except ValueError:
+        raise typer.BadParameter(f"--kinds takes {', '.join(TaskKind)}; got {kinds!r}") from None
+    cat = _load_catalog(catalog)
+    synthesizer = (LLMSynthesizer(policy, layout=layout) if policy
+                   else TemplateSynthesizer(seed, kinds=chosen, layout=layout))
+    result = synthesizer.synthesize(cat, n)
+    write_tasks(out, result.tasks)
+    counts = Counter(t.kind.value for t in result.tasks)
+    console.print(f"wrote {len(result.tasks)} tasks to {out} ({', '.join(f'{k}: {v}' for k, v in sorted(counts.items()))})")
+    for reason, count in Counter(d.reason for d in result.dropped).most_common(10):
+        console.print(f"[yellow]dropped[/yellow] {count}× {reason}")
+
+
+@app.command("gate")
+def gate(
+    catalog: Annotated[Path, typer.Option("--catalog", exists=True, dir_okay=False,
+                                          help="The capability catalog; constraints learned are saved back to it.")],
+    tasks: Annotated[Path, typer.Option("--tasks", exists=True, dir_okay=False, help="Tasks to check (JSONL).")],
+    out: Annotated[Path, typer.Option("--out", dir_okay=False, help="Where to write the accepted tasks (JSONL).")],
+    rejected: Annotated[Path | None, typer.Option("--rejected", dir_okay=False,
+                                                  help="Where to log rejections (default: OUT with .rejected.jsonl).")] = None,
+    allow_unsafe: Annotated[bool, typer.Option("--allow-unsafe", help="Keep payment/deletion/sending/… tasks.")] = False,
+    execute: Annotated[bool, typer.Option("--execute/--no-execute", help="Run each task to check it is executable.")] = True,
+    policy: Annotated[str | None, typer.Option("--policy", help="Execute with this expert policy SPEC instead of the reference solutions.")] = None,
+    layout: Annotated[str, typer.Option("--layout", help="web or phone.")] = "web",
+    learn: Annotated[bool, typer.Option("--learn/--no-learn", help="Add constraints learned from failed runs to the catalog.")] = True,
+) -> None:
+    """Keep only new, feasible, safe and executable tasks; every rejection is logged with its reasons."""
+    from uivenus.records import RecordError
+    from uivenus.tasks.catalog import diff_catalogs
+    from uivenus.tasks.gate import Gate, PolicyExecutor, ReferenceExecutor
+    from uivenus.tasks.spec import read_tasks, write_tasks
+
+    try:
+        candidates = read_tasks(tasks)
+    except RecordError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    cat = _load_catalog(catalog)
+    before = _load_catalog(catalog)
+    rejected = rejected or out.with_name(out.stem + ".rejected.jsonl")
+    rejected.unlink(missing_ok=True)
+    executor = None
+    if execute:
+        executor = PolicyExecutor(policy, layout, progress=True) if policy else ReferenceExecutor(layout, progress=True)
+    try:
+        results = Gate(cat, allow_unsafe=allow_unsafe, executor=executor, learn=learn, log=rejected).check_all(candidates)
+    finally:
+        if executor is not None:
+            executor.close()
+    accepted = [r.task for r in results if r.accepted]
+    write_tasks(out, accepted)
+    console.print(f"accepted {len(accepted)} of {len(results)} tasks -> {out}")
+    for code, count in Counter(reason.code.value for r in results for reason in r.reasons).most_common():
+        console.print(f"[red]rejected[/red] {count}× {code} (see {rejected})")
+    if cat.version != before.version:
+        cat.save(catalog)
+        console.print(str(diff_catalogs(before, cat)))
+
+
+@app.command("diff")
+def diff(
+    before: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="The older catalog.")],
+    after: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="The newer catalog.")],
+) -> None:
+    """What changed between two catalogs: functions, screens, transitions and constraints."""
+    from uivenus.tasks.catalog import diff_catalogs
+
+    console.print(str(diff_catalogs(_load_catalog(before), _load_catalog(after))), highlight=False)

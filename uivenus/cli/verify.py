@@ -1,0 +1,108 @@
+"""`uivenus verify RUN_DIR` (trace verdicts and step labels written beside a run) and `uivenus eval verifier`
+(judges and voting rules calibrated on labelled trajectories)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+console = Console()
+
+
+def _split(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def verify(
+    run_dir: Path = typer.Argument(..., help="A run directory (or one episode directory) of the trajectory store."),
+    judges: str = typer.Option("program,ocr", help="Judge SPECs, comma-separated: program, ocr, vlm:<policy spec>."),
+    vote: str = typer.Option("majority", help="Voting rule over the judges: majority, unanimous or weighted."),
+    out: Path = typer.Option(None, help="Also write every episode's verdict to this JSON file."),
+    k: int = typer.Option(4, min=2, help="Key screenshots kept per episode (the first and final included)."),
+    ocr: bool = typer.Option(True, "--ocr/--no-ocr", help="Read screens without recorded text by OCR (slow)."),
+    pixels: bool = typer.Option(False, "--pixels", help="Text judges OCR the kept screenshots, not recorded text."),
+) -> None:
+    """Judge every finished episode of RUN_DIR; write the verdict into its episode.json and step labels into
+    labels.jsonl."""
+    from uivenus.store import StoreError, episode_dirs, read_episode
+    from uivenus.verify.base import VerifyError, judge_from_spec
+    from uivenus.verify.trace import verify_trace, write_trace
+
+    try:
+        built = [judge_from_spec(spec) for spec in _split(judges)]
+        directories = episode_dirs(run_dir)
+    except (VerifyError, StoreError) as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(1) from None
+    table = Table(title=f"{run_dir} · {', '.join(j.name for j in built)} · {vote}")
+    for column in ("episode", "task", "outcome", "vote", "steps (C/E/I/X)", "reason"):
+        table.add_column(column, overflow="fold")
+    results, outcomes = [], Counter()
+    for directory in directories:
+        try:
+            trajectory = read_episode(directory)
+            if not trajectory.complete:
+                console.print(f"[yellow]skipped[/yellow] {directory.name}: not finished")
+                continue
+            result = verify_trace(trajectory, directory, built, vote, k=k, ocr=ocr, pixels=pixels)
+            write_trace(directory, result)
+        except (VerifyError, StoreError) as exc:
+            console.print(f"[red]error:[/red] {directory.name}: {exc}")
+            raise typer.Exit(1) from None
+        labels = Counter(step.label.value for step in result.steps)
+        counts = "/".join(str(labels[name]) for name in ("correct", "exploratory", "ineffective", "incorrect"))
+        table.add_row(directory.name, trajectory.task.id, result.outcome.value, result.vote.outcome.value, counts,
+                      result.reason)
+        outcomes[result.outcome.value] += 1
+        results.append({"episode": directory.name, "task": trajectory.task.id, **result.to_dict()})
+    console.print(table)
+    console.print(f"{len(results)} episodes verified: " + ", ".join(f"{n} {o}" for o, n in sorted(outcomes.items())))
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+        console.print(f"wrote {out}")
+
+
+def eval_verifier(
+    data: Path = typer.Option(..., help="The labelled set: a store root (or run directory) of labelled episodes."),
+    judges: str = typer.Option("program,ocr", help="Judge SPECs, comma-separated: program, ocr, vlm:<policy spec>."),
+    vote: str = typer.Option("majority,unanimous,weighted", help="Voting rules to score, comma-separated."),
+    out: Path = typer.Option(None, help="Directory for the report, table and plot (default: DATA/calibration)."),
+    build: bool = typer.Option(False, "--build", help="First record the labelled set into DATA (resumable)."),
+    tasks: str = typer.Option(None, help="With --build: sandbox task ids, comma-separated (default: six apps)."),
+    miniwob_seeds: int = typer.Option(4, min=0, help="With --build: seeded episodes per MiniWoB task and kind."),
+    k: int = typer.Option(4, min=2, help="Key screenshots kept per episode (the first and final included)."),
+    pixels: bool = typer.Option(False, "--pixels", help="Text judges OCR the kept screenshots, not recorded text."),
+    limit: int = typer.Option(None, min=1, help="Score only this many episodes, spread over the set (slow judges)."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress."),
+) -> None:
+    """Score judges and voting rules against labelled trajectories: agreement, precision, recall and
+    false-success rate, per judge, per rule and per perturbation kind."""
+    from uivenus.envs.base import EnvError
+    from uivenus.evals.verifier import calibrate, format_table
+    from uivenus.evals.verifier_data import BuildPlan, DataBuildError, build_dataset
+    from uivenus.verify.base import VerifyError
+
+    try:
+        if build:
+            plan = BuildPlan(tasks=tuple(_split(tasks)) if tasks else None, miniwob_seeds=miniwob_seeds)
+            summary = build_dataset(data, plan, progress=progress)
+            console.print(f"labelled set: {sum(summary.recorded.values())} recorded, {summary.skipped} already there, "
+                          f"{len(summary.failed)} failed")
+            for failure in summary.failed:
+                console.print(f"[yellow]failed:[/yellow] {failure}")
+        report = calibrate(data, _split(judges), _split(vote), out_dir=out or data / "calibration", k=k,
+                           pixels=pixels, limit=limit, progress=progress)
+    except (VerifyError, DataBuildError, EnvError, LookupError) as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(1) from None
+    console.print(format_table(report))
+    console.print(f"{report['n']} labelled episodes ({report['truth']['success']} success, "
+                  f"{report['truth']['failure']} failure; {report['hard_negatives']} hard negatives), "
+                  f"{len(report['skipped'])} skipped, {report['seconds']:.0f} s")
+    console.print(f"wrote {report['report_path']}, {report['table_path']} and {report['plot_path']}")

@@ -1,0 +1,252 @@
+"""Calibrating verifiers: judges and voting rules against trajectories whose truth is known programmatically.
+
+The labelled set (`evals.verifier_data`) holds reference runs and hard negatives, each episode carrying its truth
+(the task's checker, the MiniWoB page's raw reward) and its perturbation kind. Every judge sees the same evidence
+the trace verifier builds (`verify.trace.build_evidence`); each judge's own decision and each voting rule's
+decision over all judges are scored against the truth:
+
+- agreement: the share of episodes where the decision *is* the truth (an abstention or an undecided vote agrees
+  with nothing);
+- coverage: the share where a decision was made at all;
+- precision and recall of "success";
+- false-success rate: the share of true failures called success — what a reward hacker exploits; the hard
+  negatives exist to measure it.
+
+Everything is reported overall, per source (sandbox, MiniWoB) and per source/perturbation kind, as JSON, a
+Markdown table and a plot.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from uivenus.evals.verifier_data import PERTURBATION_KEY, TRUTH_KEY
+from uivenus.records import Trajectory
+from uivenus.store import StoreError, episode_dirs, is_episode_dir, list_runs, read_episode
+from uivenus.verify.base import Judge, VerifyError, judge_from_spec
+from uivenus.verify.judges import collect_verdicts
+from uivenus.verify.trace import build_evidence
+from uivenus.verify.voting import RULES, Decision, aggregate, aggregate_by_judge
+
+__all__ = [
+    "PLOT_FILE", "REPORT_FILE", "TABLE_FILE", "LabelledEpisode", "calibrate", "find_labelled", "format_table",
+    "plot_report", "score",
+]
+
+REPORT_FILE = "verifier_report.json"
+TABLE_FILE = "verifier_table.md"
+PLOT_FILE = "verifier_calibration.png"
+RULE_PREFIX = "vote:"
+
+
+@dataclass(frozen=True)
+class LabelledEpisode:
+    directory: Path
+    trajectory: Trajectory
+    truth: bool
+    kind: str
+    source: str
+
+    @property
+    def group(self) -> str:
+        return f"{self.source}/{self.kind}"
+
+
+def _episode_paths(data_dir: Path) -> list[Path]:
+    """Every episode under a store root, a run directory or an episode directory."""
+    if is_episode_dir(data_dir):
+        return [data_dir]
+    runs = list_runs(data_dir)
+    if runs:
+        return [path for run in runs for path in episode_dirs(run)]
+    return episode_dirs(data_dir)
+
+
+def find_labelled(data_dir: str | Path) -> tuple[list[LabelledEpisode], list[str]]:
+    """The finished episodes that carry a truth, and why the others were skipped."""
+    found, skipped = [], []
+    for path in _episode_paths(Path(data_dir)):
+        try:
+            trajectory = read_episode(path)
+        except StoreError as exc:
+            skipped.append(f"{path.name}: {exc}")
+            continue
+        truth = trajectory.metadata.get(TRUTH_KEY)
+        if not trajectory.complete or truth not in ("success", "failure"):
+            skipped.append(f"{path.name}: no truth recorded (outcome {trajectory.outcome.value})")
+            continue
+        found.append(LabelledEpisode(path, trajectory, truth == "success",
+                                     str(trajectory.metadata.get(PERTURBATION_KEY, "unlabelled")),
+                                     str(trajectory.metadata.get("source", path.parent.name))))
+    return found, skipped
+
+
+# --- scores -------------------------------------------------------------------------------------
+
+def _ratio(num: int, den: int) -> float | None:
+    return num / den if den else None
+
+
+def score(pairs: Iterable[tuple[bool, Decision]]) -> dict[str, Any]:
+    """Agreement, coverage, precision, recall and false-success rate of decisions against truths."""
+    pairs = list(pairs)
+    tp = sum(1 for t, d in pairs if t and d is Decision.SUCCESS)
+    fp = sum(1 for t, d in pairs if not t and d is Decision.SUCCESS)
+    tn = sum(1 for t, d in pairs if not t and d is Decision.FAILURE)
+    fn = sum(1 for t, d in pairs if t and d is Decision.FAILURE)
+    positives = sum(1 for t, _ in pairs if t)
+    negatives = len(pairs) - positives
+    decided = tp + fp + tn + fn
+    return {
+        "n": len(pairs), "positives": positives, "negatives": negatives, "tp": tp, "fp": fp, "tn": tn, "fn": fn,
+        "undecided": len(pairs) - decided, "coverage": _ratio(decided, len(pairs)),
+        "agreement": _ratio(tp + tn, len(pairs)), "agreement_decided": _ratio(tp + tn, decided),
+        "precision": _ratio(tp, tp + fp), "recall": _ratio(tp, positives),
+        "false_success_rate": _ratio(fp, negatives),
+    }
+
+
+def _decisions(judges: Sequence[Judge], rules: Sequence[str], episode: LabelledEpisode, k: int, ocr: bool,
+               pixels: bool) -> dict[str, Any]:
+    evidence = build_evidence(episode.trajectory, episode.directory, k=k, ocr=ocr, pixels=pixels)
+    verdicts = collect_verdicts(judges, evidence)
+    decisions: dict[str, Decision] = {}
+    for judge in judges:
+        own = [v for v in verdicts if v.judge == judge.name]
+        decisions[judge.name] = aggregate(own, "majority").outcome
+    for rule in rules:
+        decisions[RULE_PREFIX + rule] = aggregate_by_judge(verdicts, rule).outcome
+    return {
+        "episode": f"{episode.directory.parent.name}/{episode.directory.name}", "source": episode.source,
+        "kind": episode.kind, "truth": "success" if episode.truth else "failure",
+        "decisions": {name: d.value for name, d in decisions.items()},
+        "verdicts": [v.to_dict() for v in verdicts],
+    }
+
+
+def _grouped(records: Sequence[Mapping[str, Any]], voters: Sequence[str], key: Callable[[Mapping[str, Any]], str]
+             ) -> dict[str, dict[str, Any]]:
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for record in records:
+        groups.setdefault(key(record), []).append(record)
+    return {name: {voter: score((r["truth"] == "success", Decision(r["decisions"][voter])) for r in group)
+                   for voter in voters}
+            for name, group in sorted(groups.items())}
+
+
+def calibrate(data_dir: str | Path, judges: Sequence[str | Judge] = ("program", "ocr"),
+              rules: Sequence[str] = ("majority", "unanimous", "weighted"), *, out_dir: str | Path | None = None,
+              k: int = 4, ocr: bool = True, pixels: bool = False, limit: int | None = None,
+              progress: bool = True) -> dict[str, Any]:
+    """Score `judges` and the voting `rules` over them on the labelled set at `data_dir`; with `out_dir`, write
+    the report (JSON), a Markdown table and a plot there. `pixels` makes text judges OCR the kept screenshots
+    instead of reading the recorded screen text; `limit` scores only every n-th episode (a spread-out subset, for
+    slow judges)."""
+    unknown = [r for r in rules if r not in RULES]
+    if unknown:
+        raise VerifyError(f"unknown voting rule(s) {unknown}; use {', '.join(RULES)}")
+    built = [judge_from_spec(j) if isinstance(j, str) else j for j in judges]
+    if not built:
+        raise VerifyError("calibrate needs at least one judge")
+    names = [j.name for j in built]
+    if len(set(names)) != len(names):
+        raise VerifyError(f"judge names must differ, got {names}")
+    episodes, skipped = find_labelled(data_dir)
+    if not episodes:
+        raise VerifyError(f"{data_dir} holds no labelled episodes (none carries metadata['truth']); build them with "
+                          "uivenus.evals.verifier_data.build_dataset or `uivenus eval verifier --build`")
+    if limit is not None and limit < len(episodes):
+        step = len(episodes) / limit
+        episodes = [episodes[int(i * step)] for i in range(limit)]
+    started = time.perf_counter()
+    records = [_decisions(built, rules, episode, k, ocr, pixels) for episode in _progress(episodes, progress)]
+    voters = [*names, *(RULE_PREFIX + r for r in rules)]
+    report = {
+        "data_dir": str(data_dir), "judges": names, "rules": list(rules), "voters": voters, "k": k,
+        "screen_text": "ocr of the kept screenshots" if pixels else "recorded (else ocr)",
+        "n": len(records), "skipped": skipped, "seconds": round(time.perf_counter() - started, 1),
+        "truth": {"success": sum(r["truth"] == "success" for r in records),
+                  "failure": sum(r["truth"] == "failure" for r in records)},
+        "hard_negatives": sum(r["kind"] != "reference" for r in records),
+        "overall": _grouped(records, voters, lambda r: "all")["all"],
+        "by_source": _grouped(records, voters, lambda r: r["source"]),
+        "by_kind": _grouped(records, voters, lambda r: f"{r['source']}/{r['kind']}"),
+        "records": records,
+    }
+    if out_dir is not None:
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / REPORT_FILE).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        (out / TABLE_FILE).write_text(format_table(report) + "\n", encoding="utf-8")
+        plot_report(report, out / PLOT_FILE)
+        report = {**report, "report_path": str(out / REPORT_FILE), "table_path": str(out / TABLE_FILE),
+                  "plot_path": str(out / PLOT_FILE)}
+    return report
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.0f}%"
+
+
+def format_table(report: Mapping[str, Any]) -> str:
+    """Markdown: per source/kind and overall, each voter's false-success rate / agreement (coverage)."""
+    voters = report["voters"]
+    head = "| group | n (succ/fail) | " + " | ".join(f"{v} FSR / agr (cov)" for v in voters) + " |"
+    lines = [head, "|" + "---|" * (len(voters) + 2)]
+    rows = [*report["by_kind"].items(), *(("all/" + s, m) for s, m in report["by_source"].items()),
+            ("all", report["overall"])]
+    for name, metrics in rows:
+        first = metrics[voters[0]]
+        cells = [f"{_pct(m['false_success_rate'])} / {_pct(m['agreement'])} ({_pct(m['coverage'])})"
+                 for m in (metrics[v] for v in voters)]
+        counts = f"{first['n']} ({first['positives']}/{first['negatives']})"
+        lines.append(f"| {name} | {counts} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def plot_report(report: Mapping[str, Any], path: Path) -> Path:
+    """Two panels per source/kind: false-success rate and agreement, one bar per voter."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    groups = list(report["by_kind"])
+    voters = report["voters"]
+    width = 0.8 / len(voters)
+    fig, axes = plt.subplots(2, 1, figsize=(max(8, 0.9 * len(groups) + 2), 7), sharex=True)
+    for ax, metric, title in ((axes[0], "false_success_rate", "false-success rate (lower is better)"),
+                              (axes[1], "agreement", "agreement with the truth")):
+        for i, voter in enumerate(voters):
+            values = [report["by_kind"][g][voter][metric] for g in groups]
+            ax.bar([x + i * width for x in range(len(groups))], [v if v is not None else 0 for v in values],
+                   width, label=voter)
+        ax.set_ylim(0, 1.05)
+        ax.set_title(title)
+    axes[1].set_xticks([x + width * (len(voters) - 1) / 2 for x in range(len(groups))])
+    axes[1].set_xticklabels(groups, rotation=30, ha="right", fontsize=8)
+    axes[0].legend(fontsize=7, ncol=len(voters))
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _progress(episodes: Sequence[LabelledEpisode], show: bool) -> Iterable[LabelledEpisode]:
+    if not show:
+        yield from episodes
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  transient=True) as bar:
+        job = bar.add_task("judging labelled episodes", total=len(episodes))
+        for episode in episodes:
+            bar.update(job, description=f"judging {episode.group}")
+            yield episode
+            bar.advance(job)

@@ -1,0 +1,108 @@
+"""Task records of the task pipeline: the shared `TaskSpec`, and `SynthTask` — a TaskSpec together with the
+catalog functions it exercises, its phrasings and where it came from — with a JSONL round trip.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from uivenus.records import RecordError, TaskSpec
+from uivenus.tasks.catalog import FunctionCall
+
+__all__ = ["FunctionCall", "SynthTask", "TaskKind", "TaskSpec", "calls_signature", "read_tasks", "task_digest", "write_tasks"]
+
+
+class TaskKind(StrEnum):
+    SINGLE = "single"  # one function
+    MULTI = "multi"  # several functions of one app
+    LONG_HORIZON = "long_horizon"  # spans apps, carrying something remembered from one to the next
+
+
+def calls_signature(calls: Iterable[FunctionCall]) -> str:
+    """Canonical text of a sequence of calls: equal for the same functions with the same values, in order."""
+    return json.dumps([[c.key, dict(sorted(c.params.items()))] for c in calls], sort_keys=True, ensure_ascii=False)
+
+
+def task_digest(calls: Iterable[FunctionCall], setup: Mapping[str, Any]) -> str:
+    """A short hash of what a task asks (its calls and its starting state), for ids."""
+    text = calls_signature(calls) + json.dumps(setup, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha1(text.encode()).hexdigest()[:10]
+
+
+@dataclass(frozen=True)
+class SynthTask:
+    """A task made from the catalog: the TaskSpec an agent runs, the calls it exercises, every phrasing of its
+    instruction (the spec's instruction is the first) and its provenance (synthesizer, seed, catalog version)."""
+
+    spec: TaskSpec
+    calls: tuple[FunctionCall, ...]
+    phrasings: tuple[str, ...]
+    kind: TaskKind = TaskKind.SINGLE
+    provenance: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "calls", tuple(self.calls))
+        object.__setattr__(self, "phrasings", tuple(self.phrasings))
+        object.__setattr__(self, "kind", TaskKind(self.kind))
+        object.__setattr__(self, "provenance", MappingProxyType(dict(self.provenance)))
+        if not self.calls:
+            raise RecordError(f"SynthTask {self.spec.id} exercises no function")
+        if not self.phrasings or self.phrasings[0] != self.spec.instruction:
+            raise RecordError(f"SynthTask {self.spec.id}: the first phrasing must be the spec's instruction")
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+    @property
+    def functions(self) -> tuple[str, ...]:
+        return tuple(c.key for c in self.calls)
+
+    def signature(self) -> str:
+        return calls_signature(self.calls)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"spec": self.spec.to_dict(), "calls": [c.to_dict() for c in self.calls],
+                "phrasings": list(self.phrasings), "kind": self.kind.value, "provenance": json.loads(
+                    json.dumps(dict(self.provenance)))}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SynthTask:
+        try:
+            return cls(spec=TaskSpec.from_dict(data["spec"]), calls=tuple(FunctionCall.from_dict(c) for c in data["calls"]),
+                       phrasings=tuple(data["phrasings"]), kind=data.get("kind", TaskKind.SINGLE),
+                       provenance=data.get("provenance") or {})
+        except (KeyError, TypeError) as exc:
+            raise RecordError(f"malformed SynthTask: {exc!r}") from None
+
+
+def write_tasks(path: Path | str, tasks: Iterable[SynthTask]) -> int:
+    """Write tasks as JSON lines (replacing the file); returns how many."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    count = 0
+    with path.open("w", encoding="utf-8") as out:
+        for task in tasks:
+            out.write(json.dumps(task.to_dict(), ensure_ascii=False, sort_keys=True) + "\n")
+            count += 1
+    return count
+
+
+def read_tasks(path: Path | str) -> list[SynthTask]:
+    """Tasks from a JSONL file written by `write_tasks` (blank lines skipped; a bad line names its number)."""
+    tasks = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            tasks.append(SynthTask.from_dict(json.loads(line)))
+        except (json.JSONDecodeError, RecordError) as exc:
+            raise RecordError(f"{path}:{number}: {exc}") from None
+    return tasks

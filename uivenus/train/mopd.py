@@ -1,0 +1,245 @@
+"""Stage III, multi-teacher on-policy distillation (MOPD): the Stage II experts distilled into one policy.
+
+The student samples its own replies; each sample's teacher is the expert of its domain; the teacher scores the
+student's tokens, and the per-token advantage is log π_T − log π_θ (reverse KL), optionally plus α times a
+group-normalised outcome advantage, under importance weights truncated to [ε_low, ε_high] for the
+sampler/trainer mismatch (`losses.mopd_loss`). UI-Venus-2's action-aware weighting decides where the signal
+lands: nowhere on a reply whose action is right, on its parameter tokens when only a parameter is wrong, on its
+type tokens when the type is wrong, lightly on the reasoning (`losses.action_aware_weights`).
+
+The teacher may be told the correct action type: "(hint: the correct action type is Click)" ends the teacher's
+last user message, never the student's. Each model encodes its own prompt with its own processor (so image-token
+counts may differ) and log-probabilities are aligned on the completion tokens (`sampling.completion_view`).
+
+    python -m uivenus.train.mopd configs/mopd.yaml [key=value ...]
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal
+
+from uivenus.actions.space import Sequence as SequenceAction
+from uivenus.agent.policies.base import Message
+from uivenus.train.config import ConfigError, load_config
+from uivenus.train.data import Batch, ChatSample, Domain, SourceSpec
+from uivenus.train.losses import (
+    ActionCorrectness, action_aware_weights, group_advantages, mopd_loss, sequence_mean,
+)
+from uivenus.train.rl import frozen_model, stream_for, unwrap
+from uivenus.train.sampling import (
+    Rollout, Sampler, SamplingConfig, completion_view, encode_rollouts, make_sampler, score_rollouts,
+)
+from uivenus.train.trainer import TrainConfig, Trainer, TrainError, token_logprobs
+from uivenus.verify.rewards import POINT_SCORERS, ReferenceAction, RewardWeights, action_reward
+
+if TYPE_CHECKING:
+    import torch
+
+__all__ = ["MOPDConfig", "MOPDLoss", "TeacherBatch", "action_correctness", "action_hint", "main",
+           "teacher_messages", "train_mopd"]
+
+
+@dataclass(frozen=True)
+class MOPDConfig(TrainConfig):
+    """Stage III: the shared settings, the mixed data, one teacher checkpoint per domain, and the weighting.
+
+    Samples of a domain without a teacher are skipped. `action_aware` False gives plain on-policy distillation
+    (every completion token weighted 1). `alpha` > 0 adds the outcome advantage of the action reward (`reward`,
+    `point`), normalised over the k replies of a prompt, so it needs `sampling.k` >= 2.
+    """
+
+    sources: tuple[SourceSpec, ...] = ()
+    teachers: Mapping[Domain, str] = field(default_factory=dict)
+    hint: bool = True
+    action_aware: bool = True
+    think_weight: float = 0.1
+    alpha: float = 0.0
+    eps_low: float = 0.5
+    eps_high: float = 2.0
+    sampling: SamplingConfig = SamplingConfig(k=1)
+    generation_batch: int = 8
+    reward: RewardWeights = RewardWeights()
+    point: Literal["gaussian", "box"] = "gaussian"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        object.__setattr__(self, "teachers", MappingProxyType({Domain(d): str(p) for d, p in self.teachers.items()}))
+        if not self.sources:
+            raise ConfigError("sources must name at least one source of samples (kind: trajectories, grounding, ...)")
+        if not self.teachers:
+            raise ConfigError("teachers must map at least one domain (grounding, captcha, mobile, web, desktop) to "
+                              "its expert checkpoint")
+        if self.alpha < 0 or (self.alpha > 0 and self.sampling.k < 2):
+            raise ConfigError(f"alpha must be >= 0, and an outcome advantage (alpha > 0) needs sampling.k >= 2; "
+                              f"got alpha={self.alpha}, k={self.sampling.k}")
+        if not 0 <= self.eps_low <= 1 <= self.eps_high:
+            raise ConfigError(f"need 0 <= eps_low <= 1 <= eps_high, got {self.eps_low}, {self.eps_high}")
+        if self.think_weight < 0 or self.generation_batch < 1 or self.point not in POINT_SCORERS:
+            raise ConfigError(f"think_weight must be >= 0, generation_batch >= 1 and point one of "
+                              f"{list(POINT_SCORERS)}; got {self.think_weight}, {self.generation_batch}, {self.point!r}")
+
+
+# --- hints and correctness ------------------------------------------------------------------------
+
+def action_hint(reference: ReferenceAction) -> str:
+    """The line a teacher is told: the correct action type (every member's for a sequence), or that it must refuse."""
+    if reference.negative:
+        return "(hint: the target is not on the screen; the correct answer is a refusal)"
+    action = reference.action
+    members = action.actions if isinstance(action, SequenceAction) else (action,)
+    names = ", ".join(member.type.value for member in members)
+    return f"(hint: the correct action type{'s are' if len(members) > 1 else ' is'} {names})"
+
+
+def teacher_messages(sample: ChatSample, hint: bool) -> tuple[Message, ...]:
+    """The teacher's prompt: the student's, with the hint appended to the last user message when asked for."""
+    if not hint or sample.reference is None:
+        return sample.messages
+    *earlier, last = sample.messages
+    return (*earlier, Message(last.role, (*last.content, "\n" + action_hint(sample.reference))))
+
+
+def action_correctness(text: str, reference: ReferenceAction | None) -> ActionCorrectness:
+    """How a reply's action compares with the reference: points must fall in their target boxes, text reach the
+    token-F1 threshold. Without a reference nothing is known right, which weighs like an unparseable reply."""
+    if reference is None:
+        return ActionCorrectness.UNPARSEABLE
+    scores = action_reward(text, reference, point="box")
+    if not scores.format:
+        return ActionCorrectness.UNPARSEABLE
+    if not scores.type:
+        return ActionCorrectness.TYPE_WRONG
+    return ActionCorrectness.CORRECT if scores.params >= 1.0 else ActionCorrectness.PARAM_WRONG
+
+
+# --- the loss -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TeacherBatch:
+    """The rollouts one teacher scores: their rows in the student batch and the teacher's own encoding of them."""
+
+    domain: Domain
+    rows: tuple[int, ...]
+    batch: Batch
+
+
+class MOPDLoss:
+    """The Stage III loss as a `Trainer` plug: the student samples (`rollout`); the domain's teacher scores the
+    samples and the action-aware, importance-weighted reverse KL is taken under the current weights (`loss`)."""
+
+    def __init__(self, config: MOPDConfig, processor: Any) -> None:
+        self.config, self.processor = config, processor
+        self._sampler: Sampler | None = None
+        self._teachers: dict[Domain, tuple[Any, Any]] = {}
+
+    def teacher(self, domain: Domain, device: Any = "cpu") -> tuple[Any, Any]:
+        """(model, processor) of the domain's teacher, loaded on first use; its vocabulary must be the student's."""
+        from uivenus.agent.policies.transformers_local import load_processor
+
+        if domain not in self._teachers:
+            path = self.config.teachers[domain]
+            processor = load_processor(path)
+            if processor.tokenizer.get_vocab() != self.processor.tokenizer.get_vocab():
+                raise TrainError(f"the {domain} teacher {path} has another vocabulary than the student "
+                                 f"{self.config.model}; token-level distillation needs one tokenizer")
+            self._teachers[domain] = (frozen_model(path, self.config.dtype, device), processor)
+        return self._teachers[domain]
+
+    def rollout(self, model: Any, batch: Batch) -> tuple[Rollout, ...]:
+        """k replies of the student to every sample whose domain has a teacher."""
+        samples = [s for s in batch.samples if s.domain in self.config.teachers]
+        if not samples:
+            raise TrainError(f"no sample of this batch has a teacher (teachers for {sorted(self.config.teachers)}); "
+                             "add a teacher for the data's domains or filter the sources")
+        if self._sampler is None:
+            self._sampler = make_sampler(self.config.sampling, unwrap(model), self.processor,
+                                         batch_size=self.config.generation_batch)
+        return tuple(self._sampler.sample(samples))
+
+    def teacher_batches(self, rollouts: Sequence[Rollout], device: Any = "cpu") -> list[TeacherBatch]:
+        """Per domain, its teacher's encoding of its rollouts: the teacher's processor, the (hinted) teacher prompt."""
+        rows: dict[Domain, list[int]] = {}
+        for index, rollout in enumerate(rollouts):
+            rows.setdefault(rollout.sample.domain, []).append(index)
+        out = []
+        for domain, indices in rows.items():
+            _, processor = self.teacher(domain, device)
+            batch = encode_rollouts(processor, [rollouts[i] for i in indices],
+                                    messages=lambda sample: teacher_messages(sample, self.config.hint))
+            out.append(TeacherBatch(domain, tuple(indices), batch.to(device)))
+        return out
+
+    def teacher_logps(self, rollouts: Sequence[Rollout], width: int, device: Any) -> torch.Tensor:
+        """(B, width) teacher log-probabilities of the sampled tokens, right-aligned like the student's."""
+        import torch
+
+        out = torch.zeros(len(rollouts), width, device=device)
+        with torch.no_grad():
+            for part in self.teacher_batches(rollouts, device):
+                model, _ = self.teacher(part.domain, device)
+                part_width, _, _ = completion_view(part.batch)
+                logp = token_logprobs(model, part.batch)[:, -part_width:]
+                out[list(part.rows), width - part_width:] = logp.to(device)
+        return out
+
+    def loss(self, model: Any, rollouts: Sequence[Rollout]) -> tuple[torch.Tensor, dict[str, float]]:
+        import torch
+
+        config = self.config
+        scored = score_rollouts(model, self.processor, rollouts)
+        device = scored.logp.device
+        teacher = self.teacher_logps(rollouts, scored.width, device)
+        correctness = [action_correctness(r.text, r.sample.reference) for r in rollouts]
+        weights = (action_aware_weights(scored.completion_spans(), correctness, config.think_weight).to(device)
+                   if config.action_aware else None)
+        outcome = None
+        if config.alpha:
+            totals = torch.tensor([action_reward(r.text, r.sample.reference, config.reward, point=config.point).total
+                                   if r.sample.reference is not None else 0.0 for r in rollouts])
+            outcome = group_advantages(totals, config.sampling.k).to(device)
+        loss = mopd_loss(scored.logp, teacher, scored.sampler_logp, scored.mask, weights, outcome, config.alpha,
+                         config.eps_low, config.eps_high)
+        with torch.no_grad():
+            ratio = torch.exp(scored.logp - scored.sampler_logp)
+            dropped = ((ratio < config.eps_low) | (ratio > config.eps_high)) & scored.mask
+            tokens = scored.mask.sum().clamp(min=1)
+            metrics = {
+                "reverse_kl": float(sequence_mean(scored.logp - teacher, scored.mask)),
+                "is_dropped": float(dropped.sum() / tokens),
+                "weighted_tokens": float(((weights > 0) & scored.mask).sum() / tokens) if weights is not None else 1.0,
+                "completion_tokens": float(scored.mask.sum(dim=1).float().mean()),
+            }
+            metrics |= {kind.value: sum(c is kind for c in correctness) / len(correctness)
+                        for kind in ActionCorrectness}
+        return loss, metrics
+
+    def __call__(self, model: Any, batch: Batch) -> tuple[torch.Tensor, dict[str, float]]:
+        return self.loss(model, self.rollout(model, batch))
+
+
+def train_mopd(config: MOPDConfig) -> Path:
+    """Run Stage III as configured (resuming from `out_dir` when `resume` says so); returns the final model dir."""
+    from uivenus.agent.policies.transformers_local import load_processor
+
+    processor = load_processor(config.model)
+    trainer = Trainer(config, MOPDLoss(config, processor), stream_for(config, config.sources, processor),
+                      processor=processor)
+    return trainer.train()
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """`python -m uivenus.train.mopd CONFIG.yaml [key=value ...]`: train and print the final model directory."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        print(__doc__)
+        raise SystemExit(0 if args else 2)
+    print(train_mopd(load_config(args[0], MOPDConfig, overrides=args[1:])))
+
+
+if __name__ == "__main__":
+    main()
