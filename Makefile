@@ -5,8 +5,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 SYS_STAMP := $(VENV)/.system-packages
-# Debian packages the environments need: the browser, its driver, a virtual X server, X tools, a window manager.
-SYS_PACKAGES := chromium chromium-driver xvfb xdotool x11-utils openbox python3-tk fonts-dejavu-core fonts-liberation fonts-urw-base35
+# Debian packages the environments need: the browser, its driver, a virtual X server, X tools, a window manager,
+# fonts for reproducible rendering, and the desktop apps the desktop task family drives.
+SYS_PACKAGES := chromium chromium-driver xvfb xdotool x11-utils openbox python3-tk fonts-dejavu-core \
+	fonts-liberation fonts-urw-base35 l3afpad pcmanfm
 PIP_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels,)
 
 .PHONY: demo test setup system-packages clean bench
@@ -39,7 +41,7 @@ $(SYS_STAMP): | $(VENV)/bin/python
 	@missing=$$(for p in $(SYS_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -z "$$missing" ]; then echo "system packages present"; \
 	elif [ "$$(id -u)" = 0 ]; then \
-	  echo "installing $$missing"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  echo "installing $$missing"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	else echo "missing Debian packages: $$missing"; echo "install them with: sudo apt-get install -y $$missing"; exit 1; fi
 	touch $@
 

@@ -328,19 +328,24 @@ def test_results_json_plot_and_misses_page_are_written(tmp_path):
     records = [{"img_filename": "s.png", "bbox": [150, 60, 190, 90], "instruction": "the <b>far</b> corner",
                 "platform": "web", "data_type": "icon", "negative": False},
                {"img_filename": "s.png", "bbox": [90, 40, 110, 60], "instruction": "the middle", "platform": "web",
-                "data_type": "text", "negative": False}]
+                "data_type": "text", "negative": False},
+               {"img_filename": "s.png", "bbox": [-1, -1, -1, -1], "instruction": "the absent one", "negative": True},
+               {"img_filename": "s.png", "bbox": [120, 40, 130, 60], "instruction": "the near one", "negative": False}]
     items = load_grounding(_json(tmp_path / "annotations.json", records))
     results = evaluate_grounding(items, Centre(), tmp_path / "out", worst=5, progress=False)
     out = tmp_path / "out"
     saved = json.loads((out / RESULTS_FILE).read_text())
-    assert saved["accuracy"] == 0.5 and saved["breakdown"]["data_type"]["icon"]["accuracy"] == 0.0
+    assert saved["accuracy"] == 0.25 and saved["breakdown"]["data_type"]["icon"]["accuracy"] == 0.0
     # the centre (100, 50) lies 50 px left of and 10 px above the far box, out of a 200x100 screen's diagonal
-    assert saved["items"][0]["miss_severity"] == pytest.approx(math.hypot(50, 10) / math.hypot(200, 100), abs=1e-4)
+    assert saved["items"][0]["miss_distance"] == pytest.approx(math.hypot(50, 10) / math.hypot(200, 100), abs=1e-4)
+    assert saved["items"][1]["miss_distance"] is None and saved["items"][2]["miss_distance"] is None
     with Image.open(out / PLOT_FILE) as plot:
         assert plot.width > 400
     page = (out / MISSES_FILE).read_text()
     assert "the &lt;b&gt;far&lt;/b&gt; corner" in page and "<b>far" not in page
-    assert "Worst 1 misses of 1" in page and 'src="misses/001.png"' in page
+    assert "Worst 3 misses of 3 (4 items)" in page and 'src="misses/003.png"' in page
+    # points farthest from their target first, then the answer of the wrong kind (a point for an absent target)
+    assert page.index("far&lt;/b&gt; corner") < page.index("the near one") < page.index("the absent one")
     with Image.open(out / "misses" / "001.png") as drawn:
         drawn = drawn.convert("RGB")
         assert drawn.getpixel((150, 75))[1] > 150 > drawn.getpixel((150, 75))[0]  # green target outline

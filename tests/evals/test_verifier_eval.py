@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from uivenus.cli.verify import eval_verifier, verify
 from uivenus.evals.verifier import calibrate, find_labelled, format_table, score
-from uivenus.evals.verifier_data import BuildPlan, Perturbation, build_dataset
+from uivenus.evals.verifier_data import BuildPlan, build_dataset
 from uivenus.store import read_episode
 from uivenus.verify.base import VerifyError
 from uivenus.verify.voting import Decision
@@ -108,10 +108,12 @@ def test_verify_command_writes_verdicts_beside_the_run(data: Path, tmp_path: Pat
 
 
 def test_eval_verifier_command(data: Path, tmp_path: Path) -> None:
-    result = runner.invoke(_app(eval_verifier), ["--data", str(data), "--judges", "program,ocr",
+    result = runner.invoke(_app(eval_verifier), ["--data", str(data / "miniwob"), "--judges", "program,ocr",
                                                  "--vote", "majority,weighted", "--out", str(tmp_path),
                                                  "--no-progress"])
     assert result.exit_code == 0, result.output
-    assert "10 labelled episodes (3 success, 7 failure; 7 hard negatives)" in result.output
+    assert "3 labelled episodes (1 success, 2 failure; 2 hard negatives)" in result.output
+    assert "miniwob/last_replaced" in result.output
     assert "vote:weighted" in (tmp_path / "verifier_table.md").read_text()
-    assert Perturbation.TASK_SWAPPED.value in result.output
+    bad = runner.invoke(_app(eval_verifier), ["--data", str(data), "--vote", "plurality", "--no-progress"])
+    assert bad.exit_code == 1 and "unknown voting rule" in bad.output

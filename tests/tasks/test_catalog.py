@@ -59,6 +59,7 @@ def test_exploring_notes_finds_its_functions_screens_and_transitions(explored) -
     assert "deletion" not in notes.functions["edit_note"].unsafe  # a delete cancelled before it is no evidence
     start = next(s for s in notes.states.values() if s.depth == 0)
     assert start.reached_by == () and "new-note" in start.elements
+    assert {"#new", "#note/*"} <= {s.route for s in notes.states.values()}  # record ids generalised
     # the new-note editor shows Save disabled on arrival: a disabled state recorded for the catalog
     assert any("save-note" in s.disabled for s in notes.states.values())
     changing = [t for t in notes.transitions if t.effects]

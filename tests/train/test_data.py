@@ -29,7 +29,7 @@ from uivenus.agent.policies.base import Message
 from uivenus.store import TrajectoryStore, export_parquet, read_episode, write_verdicts
 from uivenus.train.data import (
     ChatSample, DataError, Domain, SampleStream, Samples, VerdictPolicy, capture_captcha_screens, captcha_samples, collate,
-    converted_samples, encode, grounding_samples, parquet_samples, trace_outcome, trajectory_samples,
+    converted_samples, encode, grounding_samples, parquet_samples, trajectory_samples, verdict_outcome,
 )
 from uivenus.verify.base import TraceOutcome
 from uivenus.verify.rewards import action_reward, point_in_box
@@ -143,11 +143,25 @@ def test_verdicts_keep_success_weight_partial_and_drop_failed(run) -> None:
     assert len([i for i in custom if "a-success" in i]) == len(requests["a-success"])
 
 
-def test_trace_outcome_reads_vote_results_checkers_and_words() -> None:
-    assert trace_outcome({"trace": {"outcome": "failure", "support": 0.7}}) is TraceOutcome.FAILED
-    assert trace_outcome({"sandbox": {"passed": True}}) is TraceOutcome.SUCCESS
-    assert trace_outcome({"trace": "partial", "sandbox": {"passed": True}}) is TraceOutcome.PARTIAL
-    assert trace_outcome({"sandbox": {"reason": "no state"}}) is TraceOutcome.UNKNOWN
+def test_steps_verification_labelled_incorrect_are_left_out(run, tmp_path: Path) -> None:
+    import shutil
+
+    copy = shutil.copytree(run[0], tmp_path / "run")
+    write_verdicts(copy / "a-success", {}, labels={1: {"step_label": "incorrect", "step_reason": "missed"},
+                                                   2: {"step_label": "exploratory"}})
+    ids = {s.id for s in trajectory_samples(copy)}
+    assert "run/a-success/1" not in ids and {"run/a-success/0", "run/a-success/2"} <= ids
+    assert "run/a-success/1" in {s.id for s in trajectory_samples(copy, VerdictPolicy(drop_steps=()))}
+    with pytest.raises(DataError, match="unknown step label"):
+        VerdictPolicy(drop_steps=("wrong",))
+
+
+def test_verdict_outcome_reads_trace_results_vote_words_and_checkers() -> None:
+    assert verdict_outcome({"trace": {"outcome": "partial", "vote": {"outcome": "failure"}}}) is TraceOutcome.PARTIAL
+    assert verdict_outcome({"trace": {"outcome": "failure", "support": 0.7}}) is TraceOutcome.FAILED
+    assert verdict_outcome({"sandbox": {"passed": True}}) is TraceOutcome.SUCCESS
+    assert verdict_outcome({"trace": "partial", "sandbox": {"passed": True}}) is TraceOutcome.PARTIAL
+    assert verdict_outcome({"sandbox": {"reason": "no state"}}) is TraceOutcome.UNKNOWN
     with pytest.raises(DataError, match="positive weight or None"):
         VerdictPolicy(partial=0.0)
 
@@ -383,3 +397,23 @@ def test_samples_refuse_what_cannot_be_trained_on() -> None:
         ChatSample(messages=(user,), target="[1,2]", domain="grounding", weight=0.0)
     with pytest.raises(ValueError, match="kitchen"):
         ChatSample(messages=(user,), target="[1,2]", domain="kitchen")
+
+
+def test_generated_tokens_get_the_same_masks_as_the_teacher_forced_reply(run, processor) -> None:
+    """What RL and distillation train on: the exact sampled ids after the prompt, annotated by decoding them."""
+    from uivenus.train.data import encode_completion, encode_prompt
+
+    sample = next(s for s in trajectory_samples(run[0]) if s.id == "run/b-partial/2")
+    forced = encode(processor, sample)
+    prompt = encode_prompt(processor, sample.messages, thinking=sample.thinking)
+    assert torch.equal(prompt.input_ids, forced.input_ids[:forced.prompt_length])
+    generated = encode_completion(processor, prompt, forced.input_ids[forced.prompt_length:].tolist(), sample)
+    assert torch.equal(generated.input_ids, forced.input_ids) and torch.equal(generated.labels, forced.labels)
+    assert torch.equal(generated.mm_token_type_ids, forced.mm_token_type_ids)
+    for kind in ("assistant", "think", "action", "action_type", "param"):
+        assert torch.equal(generated.spans.mask(kind), forced.spans.mask(kind)), kind
+    assert generated.spans.params.keys() == forced.spans.params.keys() == {"point"}
+    # a malformed generation still trains as a whole reply, with no action structure to weight
+    junk = processor.tokenizer("I will click it<|im_end|>", add_special_tokens=False)["input_ids"]
+    malformed = encode_completion(processor, prompt, junk, sample)
+    assert malformed.spans.assistant[forced.prompt_length:].all() and not malformed.spans.action.any()

@@ -526,11 +526,12 @@ def score_reply(target: Target, frame: Frame, text: str) -> Outcome:
     return Outcome(hit=target.contains(point), point=point)
 
 
-def _miss_severity(item: GroundingItem, outcome: Outcome) -> float:
-    """How bad a miss is, 0..1: distance to the target over the screen diagonal; 1 for a wrong kind of answer."""
-    if outcome.point is None or isinstance(item.target, Refusal):
-        return 1.0
-    return item.target.distance(outcome.point) / math.hypot(*item.img_size)
+def _miss_distance(item: GroundingItem, outcome: Outcome) -> float | None:
+    """How far a point missed its target, as a fraction of the screen diagonal; None for an answer of the wrong
+    kind (a refusal of a present target, a point for an absent one, an unusable reply)."""
+    if outcome.hit or outcome.point is None or isinstance(item.target, Refusal):
+        return None
+    return round(item.target.distance(outcome.point) / math.hypot(*item.img_size), 4)
 
 
 #: Breakdown tables: dimension name -> the category of an item.
@@ -632,7 +633,7 @@ def _item_record(item: GroundingItem, response: str, outcome: Outcome) -> dict[s
         "img_size": list(item.img_size), "target": item.target.to_dict(), "response": response,
         "point": list(outcome.point) if outcome.point is not None else None, "refused": outcome.refused,
         "hit": outcome.hit, "error": outcome.error,
-        "miss_severity": None if outcome.hit else round(_miss_severity(item, outcome), 4),
+        "miss_distance": _miss_distance(item, outcome),
     }
 
 
@@ -724,6 +725,11 @@ def _draw_miss(record: Mapping[str, Any], path: Path) -> None:
     image.save(path)
 
 
+def _distance_text(record: Mapping[str, Any]) -> str:
+    distance = record["miss_distance"]
+    return "wrong kind of answer" if distance is None else f"missed by {distance:.3f} of the screen diagonal"
+
+
 def _answer_text(record: Mapping[str, Any]) -> str:
     if record["error"]:
         return f"unusable reply — {record['error']}"
@@ -733,8 +739,10 @@ def _answer_text(record: Mapping[str, Any]) -> str:
 
 
 def write_misses_page(records: Sequence[Mapping[str, Any]], out_dir: Path, worst: int = 30) -> Path:
-    """misses.html: the `worst` misses (farthest from their target first), each drawn on its screenshot."""
-    misses = sorted((r for r in records if not r["hit"]), key=lambda r: -r["miss_severity"])[:max(worst, 0)]
+    """misses.html: the `worst` misses drawn on their screenshots, points farthest from their target first, then
+    answers of the wrong kind."""
+    misses = sorted((r for r in records if not r["hit"]),
+                    key=lambda r: (r["miss_distance"] is None, -(r["miss_distance"] or 0.0)))[:max(worst, 0)]
     folder = out_dir / MISSES_DIR
     folder.mkdir(parents=True, exist_ok=True)
     cards = []
@@ -746,7 +754,7 @@ def write_misses_page(records: Sequence[Mapping[str, Any]], out_dir: Path, worst
             f'<section><h2>{rank}. {html.escape(record["instruction"])}</h2>'
             f'<p>{html.escape(record["id"])} · {html.escape(record["platform"])} · {html.escape(record["data_type"])}'
             f' · {html.escape(record["instruction_kind"])} · {html.escape(record["element_size"])}'
-            f' · severity {record["miss_severity"]:.3f}</p>'
+            f' · {_distance_text(record)}</p>'
             f'<p>expected {expected}; {html.escape(_answer_text(record))}</p>'
             f'<pre>{html.escape(record["response"])}</pre>'
             f'<img src="{MISSES_DIR}/{name}" alt="miss {rank}"></section>')

@@ -12,7 +12,8 @@ decision over all judges are scored against the truth:
 - false-success rate: the share of true failures called success — what a reward hacker exploits; the hard
   negatives exist to measure it.
 
-Everything is reported overall, per source (sandbox, MiniWoB) and per source/perturbation kind, as JSON, a
+Everything is reported overall, per source (sandbox, MiniWoB) and per source/perturbation kind, together with each
+rule's trace outcomes (success / partial / failed / unknown, `verify.trace.trace_outcome`) per kind, as JSON, a
 Markdown table and a plot.
 """
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,9 +31,9 @@ from uivenus.evals.verifier_data import PERTURBATION_KEY, TRUTH_KEY
 from uivenus.records import Trajectory
 from uivenus.store import StoreError, episode_dirs, is_episode_dir, list_runs, read_episode
 from uivenus.verify.base import Judge, VerifyError, judge_from_spec
-from uivenus.verify.judges import collect_verdicts
-from uivenus.verify.trace import build_evidence
-from uivenus.verify.voting import RULES, Decision, aggregate, aggregate_by_judge
+from uivenus.verify.step import label_trajectory, load_screens
+from uivenus.verify.trace import build_evidence, key_point_progress, screen_texts, trace_outcome
+from uivenus.verify.voting import RULES, Decision, aggregate
 
 __all__ = [
     "PLOT_FILE", "REPORT_FILE", "TABLE_FILE", "LabelledEpisode", "calibrate", "find_labelled", "format_table",
@@ -46,6 +48,8 @@ RULE_PREFIX = "vote:"
 
 @dataclass(frozen=True)
 class LabelledEpisode:
+    """A stored episode with what the calibration scores against: its truth, kind and source."""
+
     directory: Path
     trajectory: Trajectory
     truth: bool
@@ -113,18 +117,26 @@ def score(pairs: Iterable[tuple[bool, Decision]]) -> dict[str, Any]:
 
 def _decisions(judges: Sequence[Judge], rules: Sequence[str], episode: LabelledEpisode, k: int, ocr: bool,
                pixels: bool) -> dict[str, Any]:
-    evidence = build_evidence(episode.trajectory, episode.directory, k=k, ocr=ocr, pixels=pixels)
-    verdicts = collect_verdicts(judges, evidence)
+    """Each judge's and each rule's decision on one episode, and each rule's trace outcome."""
+    trajectory, directory = episode.trajectory, episode.directory
+    screens = load_screens(trajectory, directory)
+    texts = screen_texts(trajectory, directory, ocr=ocr, screens=screens)
+    evidence = build_evidence(trajectory, directory, k=k, pixels=pixels, screens=screens, texts=texts)
+    verdicts = tuple(judge.judge(evidence) for judge in judges)  # one voice each, with its own confidence
+    steps = label_trajectory(trajectory, directory, screens=screens)  # the terminal label does not enter outcomes
+    progress = key_point_progress(evidence.key_points, [texts[i] for i in evidence.extra["kept"]])
     decisions: dict[str, Decision] = {}
-    for judge in judges:
-        own = [v for v in verdicts if v.judge == judge.name]
-        decisions[judge.name] = aggregate(own, "majority").outcome
+    outcomes: dict[str, str] = {}
+    for verdict in verdicts:
+        decisions[verdict.judge] = aggregate((verdict,), "majority").outcome
     for rule in rules:
-        decisions[RULE_PREFIX + rule] = aggregate_by_judge(verdicts, rule).outcome
+        vote = aggregate(verdicts, rule)
+        decisions[RULE_PREFIX + rule] = vote.outcome
+        outcomes[RULE_PREFIX + rule] = trace_outcome(vote, progress, steps)[0].value
     return {
-        "episode": f"{episode.directory.parent.name}/{episode.directory.name}", "source": episode.source,
+        "episode": f"{directory.parent.name}/{directory.name}", "source": episode.source,
         "kind": episode.kind, "truth": "success" if episode.truth else "failure",
-        "decisions": {name: d.value for name, d in decisions.items()},
+        "decisions": {name: d.value for name, d in decisions.items()}, "outcomes": outcomes,
         "verdicts": [v.to_dict() for v in verdicts],
     }
 
@@ -137,6 +149,16 @@ def _grouped(records: Sequence[Mapping[str, Any]], voters: Sequence[str], key: C
     return {name: {voter: score((r["truth"] == "success", Decision(r["decisions"][voter])) for r in group)
                    for voter in voters}
             for name, group in sorted(groups.items())}
+
+
+def _outcome_counts(records: Sequence[Mapping[str, Any]], rules: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """How many episodes of each source/kind got each trace outcome, per rule."""
+    out: dict[str, dict[str, Any]] = {}
+    for record in records:
+        group = out.setdefault(f"{record['source']}/{record['kind']}", {rule: Counter() for rule in rules})
+        for rule in rules:
+            group[rule][record["outcomes"][rule]] += 1
+    return {name: {rule: dict(counts) for rule, counts in group.items()} for name, group in sorted(out.items())}
 
 
 def calibrate(data_dir: str | Path, judges: Sequence[str | Judge] = ("program", "ocr"),
@@ -176,6 +198,7 @@ def calibrate(data_dir: str | Path, judges: Sequence[str | Judge] = ("program", 
         "overall": _grouped(records, voters, lambda r: "all")["all"],
         "by_source": _grouped(records, voters, lambda r: r["source"]),
         "by_kind": _grouped(records, voters, lambda r: f"{r['source']}/{r['kind']}"),
+        "outcomes_by_kind": _outcome_counts(records, [RULE_PREFIX + r for r in rules]),
         "records": records,
     }
     if out_dir is not None:
@@ -194,7 +217,8 @@ def _pct(value: float | None) -> str:
 
 
 def format_table(report: Mapping[str, Any]) -> str:
-    """Markdown: per source/kind and overall, each voter's false-success rate / agreement (coverage)."""
+    """Markdown: per source/kind and overall, each voter's false-success rate / agreement (coverage); then each
+    rule's trace outcomes per source/kind (success / partial / failed / unknown)."""
     voters = report["voters"]
     head = "| group | n (succ/fail) | " + " | ".join(f"{v} FSR / agr (cov)" for v in voters) + " |"
     lines = [head, "|" + "---|" * (len(voters) + 2)]
@@ -206,6 +230,13 @@ def format_table(report: Mapping[str, Any]) -> str:
                  for m in (metrics[v] for v in voters)]
         counts = f"{first['n']} ({first['positives']}/{first['negatives']})"
         lines.append(f"| {name} | {counts} | " + " | ".join(cells) + " |")
+    rules = [RULE_PREFIX + r for r in report["rules"]]
+    if rules:
+        lines += ["", "| group | " + " | ".join(f"{r} S/P/F/U" for r in rules) + " |", "|" + "---|" * (len(rules) + 1)]
+        for name, by_rule in report["outcomes_by_kind"].items():
+            cells = ["/".join(str(by_rule[r].get(o, 0)) for o in ("success", "partial", "failed", "unknown"))
+                     for r in rules]
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 

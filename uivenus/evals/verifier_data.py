@@ -76,7 +76,8 @@ class Perturbation(StrEnum):
     RANDOM_POLICY = "random_policy"
 
 
-HARD_NEGATIVES = frozenset(Perturbation) - {Perturbation.REFERENCE}
+#: Every kind but the reference runs, in a fixed order (the order episodes are recorded in).
+HARD_NEGATIVES = tuple(kind for kind in Perturbation if kind is not Perturbation.REFERENCE)
 
 #: A move: an action, or an action with the think text the agent states for it (a claim, e.g. a wrong click that
 #: claims the intended target).
@@ -368,7 +369,7 @@ class BuildPlan:
     apps: tuple[str, ...] = SANDBOX_APPS
     tasks: tuple[str, ...] | None = None
     phrasings: int = 3  # reference episodes per sandbox task, one per phrasing of its instruction
-    perturbations: tuple[Perturbation, ...] = tuple(HARD_NEGATIVES)
+    perturbations: tuple[Perturbation, ...] = HARD_NEGATIVES
     random_steps: int = 5
     miniwob_tasks: tuple[str, ...] = MINIWOB_TASKS
     miniwob_seeds: int = 4

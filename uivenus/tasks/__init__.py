@@ -1,1 +1,11 @@
-"""Task generation: the capability catalog, exploration, task synthesis and the validity gate (SYSTEM.md part 4)."""
+"""Task generation (SYSTEM.md part 4): capability catalog -> task synthesis -> validity gate, with feedback.
+
+- `catalog`: per app, functions with parameter domains, UI states seen, constraints learned; versioned JSON,
+  `diff_catalogs`; `catalog_from_docs` builds one from a feature description (`docs/<app>.md`).
+- `explore`: breadth-first exploration of a sandbox app through a browser env, inferring its functions.
+- `functions`: reference moves and state models of catalog functions, so synthesised tasks run and check.
+- `spec`: `SynthTask` (a TaskSpec with the calls it exercises, phrasings, provenance) and its JSONL files.
+- `synthesis`: `TemplateSynthesizer` (offline) and `LLMSynthesizer` (any policy) behind `Synthesizer`.
+- `gate`: `Gate` rejects duplicates, infeasible, unsafe and non-executable tasks with reasons, and turns what
+  a failed run's page said into constraints.
+"""

@@ -168,8 +168,9 @@ class Function:
 class UIState:
     """A screen seen while exploring: the interactive elements it shows and how it was reached."""
 
-    id: str  # hash of the element kinds shown
+    id: str  # hash of the route and the element kinds shown
     title: str = ""
+    route: str = ""  # the URL hash, record ids generalised ("#note/*")
     depth: int = 0
     reached_by: tuple[str, ...] = ()  # the gestures from the app's start screen
     elements: tuple[str, ...] = ()
@@ -376,14 +377,6 @@ class Catalog:
 
     # -- changing (each change that changes something bumps the version) ------------------------------
 
-    def _changed(self, app: str, new: AppCatalog) -> bool:
-        if self.apps.get(app) == new:
-            return False
-        self.apps[app] = new
-        self.apps = dict(sorted(self.apps.items()))
-        self.version += 1
-        return True
-
     def merge(self, other: Catalog) -> bool:
         """Add everything `other` knows; True when this catalog changed (its version then went up by one)."""
         merged = dict(self.apps)
@@ -401,9 +394,7 @@ class Catalog:
     def add_constraint(self, constraint: Constraint) -> bool:
         """Record a constraint of a known function; False when an equal one is already there."""
         self.function(constraint.key)
-        app = self.apps[constraint.app]
-        return self._changed(constraint.app, AppCatalog(app.app, app.functions, app.states, app.transitions,
-                                                        app.constraints + (constraint,)))
+        return self.merge(Catalog({constraint.app: AppCatalog(constraint.app, constraints=(constraint,))}))
 
     # -- files ----------------------------------------------------------------------------------------
 

@@ -9,8 +9,9 @@ along known navigation edges when it can, by resetting the app and replaying the
 that screen when it must. An element whose tap only navigated is not tried again on other screens (a sidebar
 link does the same everywhere). Bounded by actions, depth and resets.
 
-A screen is identified by the set of element kinds it shows (test ids), not by its text, so a switch flipping
-or a note being added does not make a new screen. Functions are named by the rules of `catalog.py` from the
+A screen is identified by its route (the URL hash, record ids generalised: "#edit/*") and the set of element
+kinds it shows (test ids), not by its text, so a switch flipping or a note being added does not make a new
+screen, while a form for a new contact and the same form editing one are two screens. Functions are named by the rules of `catalog.py` from the
 state change, the gesture and the verb-bearing elements tapped since the previous change ("new-note", then
 "save-note" → `create_note`).
 
@@ -21,6 +22,7 @@ read-only script through the page-evaluation channel BrowserEnv's own DOM querie
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -75,7 +77,7 @@ ELEMENTS_JS = r"""
     });
   }
   const heading = Array.from(document.querySelectorAll("h1, h2")).find((h) => h.getBoundingClientRect().height > 0);
-  return {title: document.title, heading: heading ? clean(heading.innerText) : "", elements: out};
+  return {title: document.title, heading: heading ? clean(heading.innerText) : "", route: location.hash, elements: out};
 }
 """
 
@@ -95,8 +97,6 @@ PAGE_FACTS_JS = r"""
 """
 
 _FILL_TYPES = frozenset({"", "text", "tel", "email", "url", "number", "password"})
-#: State keys that only count things (the next id to hand out), not something a user set.
-_COUNTER_SUFFIXES = ("Id", "Order", "_id", "next")
 
 
 def _probe(env: Any, script: str) -> Any:
@@ -139,8 +139,13 @@ class Element:
         return self.kind.lstrip("#").replace("_", "-").split("-")
 
 
-def read_elements(env: Any) -> tuple[str, list[Element]]:
-    """The page's heading and its visible interactive elements, in document order."""
+def route_pattern(route: str) -> str:
+    """A URL hash with record ids generalised: '#edit/c12' -> '#edit/*', '#/message/m100' -> '#/message/*'."""
+    return "/".join("*" if re.fullmatch(r"[a-z]{0,2}\d+", part) else part for part in route.split("/"))
+
+
+def read_elements(env: Any) -> tuple[str, str, list[Element]]:
+    """The page's heading, its route (URL hash, ids generalised) and its visible interactive elements."""
     raw = _probe(env, ELEMENTS_JS)
     elements = []
     for e in raw["elements"]:
@@ -152,7 +157,7 @@ def read_elements(env: Any) -> tuple[str, list[Element]]:
         elements.append(Element(selector, kind, e["tag"], e["type"], e["role"], e["label"], e["disabled"],
                                 e["covered"], e["data"], e["value"], e["min"], e["max"],
                                 tuple((v, t) for v, t in e["options"])))
-    return raw["heading"] or raw["title"], elements
+    return raw["heading"] or raw["title"], route_pattern(raw["route"]), elements
 
 
 def page_facts(env: Any) -> dict[str, Any]:
@@ -176,19 +181,19 @@ class Gesture:
     """One exploration gesture, replayable: tap, fill (with `value`) or select (the option `value`)."""
 
     action: str
-    selector: str
-    kind: str
+    element: Element
     value: str | None = None
 
     def __str__(self) -> str:
-        target = self.selector if self.selector.startswith("#") else self.kind
-        extra = self.selector.partition("][data-id=")[2].rstrip("]")
-        target += f"[{extra.strip(chr(34))}]" if extra else ""
-        return f"{self.action} {target}" + (f" = {self.value!r}" if self.value is not None else "")
+        record = self.element.data.get("id")
+        return (f"{self.action} {self.element.kind}" + (f"[{record}]" if record else "")
+                + (f" = {self.value!r}" if self.value is not None else ""))
 
 
 @dataclass(frozen=True)
 class ExploreLimits:
+    """How far exploration may go."""
+
     max_actions: int = 60  # gestures that try an element (fills and replays are not counted)
     max_depth: int = 4  # screens further than this from the start are recorded but not explored
     max_resets: int = 10  # app resets (each costs a page load) for going back to an earlier screen
@@ -198,8 +203,10 @@ class ExploreLimits:
 class _Screen:
     id: str
     title: str
+    route: str
     depth: int
-    path: tuple[Gesture, ...]
+    path: tuple[Gesture, ...]  # the gestures since a reset that first reached it
+    settled: int  # path[settled:] are the gestures since the path's last state change
     elements: list[Element]
     disabled: tuple[str, ...]
     tried: set[str] = field(default_factory=set)
@@ -223,10 +230,9 @@ class _Change:
 @dataclass(frozen=True)
 class _Effect:
     gesture: Gesture
-    element: Element
-    chain: tuple[tuple[Gesture, Element], ...]  # gestures that led to the change (since the last one, or cancel)
+    chain: tuple[Gesture, ...]  # the gestures that led to the change (since the last one, or a cancel)
     changes: tuple[_Change, ...]
-    typed: Mapping[str, Element]  # the values typed into fields since the app was reset
+    typed: Mapping[str, Element]  # the values typed into fields since the app was reset -> their fields
 
 
 def _is_records(value: Any) -> bool:
@@ -263,9 +269,8 @@ class _Explorer:
         self.navigates: dict[str, str] = {}  # element kind -> the screen its tap led to, changing nothing
         self.actions = self.resets = 0
         self.current: str | None = None
-        self.history: list[Gesture] = []
-        self.chain: list[tuple[Gesture, Element]] = []
-        self.typed: dict[str, Element] = {}  # values typed since the last reset -> the field they went into
+        self.history: list[Gesture] = []  # gestures since the last reset
+        self.settled = 0  # history[settled:] are the gestures since the last state change
 
     # -- reading and acting ----------------------------------------------------------------------------
 
@@ -275,16 +280,17 @@ class _Explorer:
         except EnvError:
             return None
 
-    def _read(self) -> tuple[str, str, list[Element]]:
+    def _read(self) -> tuple[str, str, str, list[Element]]:
+        """The screen's id (its route and the element kinds it shows), title, route and elements."""
         for attempt in range(2):
             try:
-                title, elements = read_elements(self.env)
+                title, route, elements = read_elements(self.env)
                 break
             except EnvError:  # the document was being replaced: read again
                 if attempt:
                     raise
         kinds = sorted({e.kind for e in elements if not e.covered})
-        return hashlib.sha1("\n".join(kinds).encode()).hexdigest()[:12], title, elements
+        return hashlib.sha1("\n".join([route, *kinds]).encode()).hexdigest()[:12], title, route, elements
 
     def _drive(self, moves: Iterator[Action]) -> bool:
         try:
@@ -296,27 +302,30 @@ class _Explorer:
         return True
 
     def _perform(self, gesture: Gesture) -> bool:
+        selector = gesture.element.selector
         if gesture.action == "fill":
-            moves = fill(self.env, gesture.selector, gesture.value or "")
+            moves = fill(self.env, selector, gesture.value or "")
         elif gesture.action == "select":
-            moves = choose(self.env, gesture.selector, gesture.value or "")
+            moves = choose(self.env, selector, gesture.value or "")
         else:
-            moves = tap(self.env, gesture.selector)
+            moves = tap(self.env, selector)
         self.history.append(gesture)
         return self._drive(moves)
 
     def _reset(self) -> None:
         self.env.reset(self.spec)
         self.resets += 1
-        self.history, self.chain, self.typed = [], [], {}
-        self._arrive(parent=None)
+        self.history, self.settled = [], 0
+
+    def _typed(self) -> dict[str, Element]:
+        return {g.value: g.element for g in self.history if g.action == "fill" and g.value is not None}
 
     def _arrive(self, parent: str | None) -> str:
         """Note the screen now shown (new ones get the path that reached them) and fill its text fields."""
-        sid, title, elements = self._read()
+        sid, title, route, elements = self._read()
         if sid not in self.screens:
             depth = 0 if parent is None else self.screens[parent].depth + 1
-            self.screens[sid] = _Screen(sid, title, depth, tuple(self.history), elements,
+            self.screens[sid] = _Screen(sid, title, route, depth, tuple(self.history), self.settled, elements,
                                         tuple(sorted({e.kind for e in elements if e.disabled and not e.covered})))
         self.current = sid
         filled = False
@@ -324,12 +333,9 @@ class _Explorer:
             if element.gesture == "fill" and not element.covered and not element.disabled:
                 value = field_value(element)
                 if element.value != value:
-                    gesture = Gesture("fill", element.selector, element.kind, value)
-                    self._perform(gesture)
-                    self.chain.append((gesture, element))
-                    self.typed[value] = element
+                    self._perform(Gesture("fill", element, value))
                     filled = True
-        self.screens[sid].elements = self._read()[2] if filled else elements
+        self.screens[sid].elements = self._read()[3] if filled else elements
         return sid
 
     # -- choosing -------------------------------------------------------------------------------------
@@ -393,18 +399,19 @@ class _Explorer:
         if route is not None:
             for kind in route:
                 element = next((e for e in self.screens[self.current].elements if e.kind == kind), None)
-                if element is None or not self._perform(Gesture("tap", element.selector, kind)):
+                if element is None or not self._perform(Gesture("tap", element)):
                     break
-                self.chain.append((self.history[-1], element))
                 self._arrive(self.current)
             if self.current == target:
                 return True
         if self.resets >= self.limits.max_resets:
             return False
         self._reset()
-        for gesture in self.screens[target].path:
+        screen = self.screens[target]
+        for gesture in screen.path:
             if not self._perform(gesture):
                 break
+        self.settled = screen.settled
         self.current = self._read()[0]
         if self.current != target:
             self.screens[target].lost = True
@@ -422,28 +429,29 @@ class _Explorer:
             other = next((v for v, _ in element.options if v != element.value), None)
             if other is None:
                 return
-            gesture = Gesture("select", element.selector, element.kind, other)
+            gesture = Gesture("select", element, other)
         else:
-            gesture = Gesture("tap", element.selector, element.kind)
+            gesture = Gesture("tap", element)
         self.actions += 1
         done = self._perform(gesture)
-        self.chain.append((gesture, element))
         after = self._state()
         if after is None:  # the gesture left the app: note it and start over next time
             self.transitions.append(Transition(screen_id, str(gesture), "outside"))
             self.current = None
             return
         changes = tuple(state_changes(before, after)) if done else ()
+        if changes:
+            chain = _since_boundary(self.history[self.settled:])
+            self.effects.append(_Effect(gesture, chain, changes, self._typed()))
+            self.settled = len(self.history)
         target = self._arrive(screen_id)
         self.transitions.append(Transition(screen_id, str(gesture), target, tuple(c.effect for c in changes)))
-        if changes:
-            self.effects.append(_Effect(gesture, element, _since_boundary(self.chain), changes, dict(self.typed)))
-            self.chain = []
-        elif target != screen_id:
+        if not changes and target != screen_id:
             self.navigates[element.kind] = target
 
     def run(self) -> None:
         self._reset()
+        self._arrive(parent=None)
         while self.actions < self.limits.max_actions:
             step = self._next()
             if step is None:
@@ -462,7 +470,7 @@ class _Explorer:
         for effect in self.effects:
             fn = _infer(self.app, effect)
             functions[fn.name] = functions[fn.name].merged(fn) if fn.name in functions else fn
-        states = {s.id: UIState(s.id, s.title, s.depth, tuple(map(str, s.path)),
+        states = {s.id: UIState(s.id, s.title, s.route, s.depth, tuple(map(str, s.path)),
                                 tuple(sorted({e.kind for e in s.elements if not e.covered})), s.disabled)
                   for s in self.screens.values()}
         return Catalog({self.app: AppCatalog(self.app, functions, states, tuple(self.transitions))})
@@ -480,20 +488,20 @@ _VERBS_FOR: Mapping[str, frozenset[str]] = {
 _DEFAULT_VERBS: Mapping[str, str] = {"add": "add", "remove": "delete", "update": "edit"}
 
 
-def _since_boundary(chain: Sequence[tuple[Gesture, Element]]) -> tuple[tuple[Gesture, Element], ...]:
+def _since_boundary(chain: Sequence[Gesture]) -> tuple[Gesture, ...]:
     """The gestures after the last cancel/back tap: what came before it did not lead to what followed."""
-    cut = max((i + 1 for i, (g, e) in enumerate(chain) if g.action != "fill" and BOUNDARY_WORDS & set(e.words)),
+    cut = max((i + 1 for i, g in enumerate(chain) if g.action != "fill" and BOUNDARY_WORDS & set(g.element.words)),
               default=0)
     return tuple(chain[cut:])
 
 
-def _verb(chain: Sequence[tuple[Gesture, Element]], kind: str) -> str | None:
+def _verb(chain: Sequence[Gesture], kind: str) -> str | None:
     """The verb of the nearest tapped element before the change that can name it."""
     fallback = None
-    for gesture, element in reversed(chain):
+    for gesture in reversed(chain):
         if gesture.action == "fill":
             continue
-        for word in element.words:
+        for word in gesture.element.words:
             if VERBS.get(word) in _VERBS_FOR[kind]:
                 return VERBS[word]
             if fallback is None and kind == "update" and word in GENERIC_VERBS:
@@ -502,24 +510,25 @@ def _verb(chain: Sequence[tuple[Gesture, Element]], kind: str) -> str | None:
 
 
 def _is_counter(key: str) -> bool:
-    return key.endswith(_COUNTER_SUFFIXES)
+    """State keys that only count (the next id to hand out: nextId, nextOrder), not something a user set."""
+    return key.startswith("next")
 
 
 def _infer(app: str, effect: _Effect) -> Function:
     """One function from one observed state change."""
     changes = [c for c in effect.changes if not _is_counter(c.key)] or list(effect.changes)
     record_changes = [c for c in changes if c.kind != "set"]
-    tapped = [e.label or e.kind for g, e in effect.chain if g.action != "fill"] + [e.kind for g, e in effect.chain if g.action != "fill"]
-    fields = [e.kind.replace("-", " ") for g, e in effect.chain if g.action == "fill"]
+    tapped = [text for g in effect.chain if g.action != "fill" for text in (g.element.label, g.element.kind) if text]
+    fields = [g.element.kind.replace("-", " ") for g in effect.chain if g.action == "fill"]
     unsafe = {**unsafe_categories(tapped), **unsafe_categories(fields, ("field",))}
-    evidence = " > ".join(str(g) for g, _ in effect.chain)
+    evidence = " > ".join(map(str, effect.chain))
     base = dict(effects=tuple(c.effect for c in effect.changes), unsafe=tuple(unsafe), sources=("exploration",),
                 evidence=(evidence,))
     if record_changes:
         fn = _record_function(app, effect, record_changes)
     else:
         fn = _setting_function(app, effect, changes)
-    return replace(fn, description=fn.description or f"changes {', '.join(base['effects'])}", **base)
+    return replace(fn, **base)
 
 
 def _record_function(app: str, effect: _Effect, changes: list[_Change]) -> Function:
@@ -539,10 +548,8 @@ def _record_function(app: str, effect: _Effect, changes: list[_Change]) -> Funct
     record = change.record or {}
     sources = record.items() if kind == "add" else [(c.field, c.value) for c in updated]
     for key, value in sources:
-        if isinstance(value, str) and value in filled and key:
-            name_ = slug(key)
-            if name_ != noun:
-                params.append(Param(name_, field_domain(name_, filled[value].type)))
+        if isinstance(value, str) and value in filled and key and slug(key) != noun:
+            params.append(Param(slug(key), field_domain(slug(key), filled[value].type)))
     return Function(app, name, params=tuple(params))
 
 
@@ -553,15 +560,17 @@ def _switch_key(element: Element) -> str | None:
 
 
 def _setting_function(app: str, effect: _Effect, changes: list[_Change]) -> Function:
-    element = effect.element
+    element = effect.gesture.element
     keys = [c.key for c in changes]
     switch = _switch_key(element)
     if switch in keys and isinstance(next(c.value for c in changes if c.key == switch), bool):
         return Function(app, "set_toggle", params=(
             Param("which", ENUM, (switch,), {switch: element.label or switch}), Param("value", ENUM, ("on", "off"))))
+    verb = _verb(effect.chain, "set")
+    if verb is not None:  # "reset", even when only one setting differed from its default
+        return Function(app, f"{verb}_{app}")
     if len(keys) > 1:
-        verb = _verb(effect.chain, "set")
-        return Function(app, f"{verb}_{app}" if verb else slug(element.kind))
+        return Function(app, slug(element.kind))
     key = keys[0]
     value = changes[0].value
     if element.tag == "input" and element.type == "range":

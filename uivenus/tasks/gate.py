@@ -1,6 +1,6 @@
 """The validity gate: only tasks that are new, feasible, safe (unless asked for) and executable go on.
 
-Rejected are duplicates (the same instruction after normalising case, punctuation, spacing and numbers, or
+Rejected are duplicates (the same instruction after `normalize_text` — case, punctuation, spacing, numbers — or
 the same calls with the same values and setup), tasks that break a known constraint or call a function the
 catalog lacks, unsafe tasks (the safety guard's categories — payment, deletion, sending, credentials, system —
 on the functions they call and on their instruction) unless unsafe tasks were asked for, and tasks whose
@@ -26,11 +26,11 @@ from typing import Any, Protocol, runtime_checkable
 from uivenus.envs.base import EnvError
 from uivenus.tasks.catalog import VALUE_CONDITIONS, Catalog, Constraint, ConstraintKind, unsafe_categories
 from uivenus.tasks.functions import Infeasible, NotImplementedFunctionError, sandbox_task
-from uivenus.tasks.spec import SynthTask, task_digest
+from uivenus.tasks.spec import SynthTask, normalize_text, task_digest
 
 __all__ = [
     "MESSAGE_RULES", "Execution", "Executor", "Gate", "GateResult", "PolicyExecutor", "Reason", "RejectionCode",
-    "ReferenceExecutor", "learn_constraints", "normalize_text",
+    "ReferenceExecutor", "learn_constraints",
 ]
 
 
@@ -48,26 +48,6 @@ class Reason:
 
     def to_dict(self) -> dict[str, str]:
         return {"code": self.code.value, "message": self.message}
-
-
-# --- duplicates ---------------------------------------------------------------------------------------
-
-_NUMBER_WORDS = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty".split())}
-_NUMBER_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
-                      "ninety": 90, "hundred": 100, "a pair of": 2, "a couple of": 2})
-
-
-def normalize_text(text: str) -> str:
-    """Lower case, number words as digits ("two" -> 2, "1,000" -> 1000), "%" as "percent", punctuation as
-    space, one space between words: instructions equal after this ask for the same thing."""
-    text = text.lower().replace("%", " percent ").replace("per cent", "percent")
-    text = re.sub(r"(?<=\d)[,.](?=\d{3}\b)", "", text)
-    for phrase in sorted((w for w in _NUMBER_WORDS if " " in w), key=len, reverse=True):
-        text = text.replace(phrase, str(_NUMBER_WORDS[phrase]))
-    text = re.sub(r"[^\w\s]", " ", text)
-    return " ".join(str(_NUMBER_WORDS.get(word, word)) for word in text.split())
 
 
 # --- executing ------------------------------------------------------------------------------------------

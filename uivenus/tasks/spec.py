@@ -1,11 +1,13 @@
 """Task records of the task pipeline: the shared `TaskSpec`, and `SynthTask` — a TaskSpec together with the
-catalog functions it exercises, its phrasings and where it came from — with a JSONL round trip.
+catalog functions it exercises, its phrasings and where it came from — with a JSONL round trip, and the two
+identities duplicates are judged by (normalised instruction text; calls with their values and setup).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -16,13 +18,34 @@ from typing import Any
 from uivenus.records import RecordError, TaskSpec
 from uivenus.tasks.catalog import FunctionCall
 
-__all__ = ["FunctionCall", "SynthTask", "TaskKind", "TaskSpec", "calls_signature", "read_tasks", "task_digest", "write_tasks"]
+__all__ = [
+    "FunctionCall", "SynthTask", "TaskKind", "TaskSpec", "calls_signature", "normalize_text", "read_tasks", "task_digest",
+    "write_tasks",
+]
 
 
 class TaskKind(StrEnum):
     SINGLE = "single"  # one function
     MULTI = "multi"  # several functions of one app
     LONG_HORIZON = "long_horizon"  # spans apps, carrying something remembered from one to the next
+
+
+_NUMBER_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())}
+_NUMBER_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+                      "ninety": 90, "hundred": 100, "a pair of": 2, "a couple of": 2})
+
+
+def normalize_text(text: str) -> str:
+    """Lower case, number words as digits ("two" -> 2, "1,000" -> 1000), "%" as "percent", punctuation as
+    space, one space between words: instructions equal after this ask for the same thing."""
+    text = text.lower().replace("%", " percent ").replace("per cent", "percent")
+    text = re.sub(r"(?<=\d)[,.](?=\d{3}\b)", "", text)
+    for phrase in sorted((w for w in _NUMBER_WORDS if " " in w), key=len, reverse=True):
+        text = text.replace(phrase, str(_NUMBER_WORDS[phrase]))
+    text = re.sub(r"[^\w\s]", " ", text)
+    return " ".join(str(_NUMBER_WORDS.get(word, word)) for word in text.split())
 
 
 def calls_signature(calls: Iterable[FunctionCall]) -> str:
@@ -64,9 +87,6 @@ class SynthTask:
     @property
     def functions(self) -> tuple[str, ...]:
         return tuple(c.key for c in self.calls)
-
-    def signature(self) -> str:
-        return calls_signature(self.calls)
 
     def to_dict(self) -> dict[str, Any]:
         return {"spec": self.spec.to_dict(), "calls": [c.to_dict() for c in self.calls],

@@ -26,11 +26,13 @@ from typing import Any, Protocol, runtime_checkable
 from uivenus.agent.policies.base import Message, Mode, Policy, PolicyRequest, Sampling, policy_from_spec
 from uivenus.envs.sandbox.suites import mail as mail_suite
 from uivenus.envs.sandbox.tasks import LAYOUT_PLATFORMS
-from uivenus.tasks.catalog import ENUM, INT, VOCABULARIES, Catalog, CatalogError, Function, FunctionCall, Param
+from uivenus.tasks.catalog import (
+    ENUM, INT, VOCABULARIES, Catalog, CatalogError, Function, FunctionCall, Param, bundled_docs,
+)
 from uivenus.tasks.functions import (
     IMPLEMENTATIONS, Infeasible, NotImplementedFunctionError, app_model, apply_call, record_labels,
 )
-from uivenus.tasks.spec import SynthTask, TaskKind, TaskSpec, task_digest
+from uivenus.tasks.spec import SynthTask, TaskKind, TaskSpec, normalize_text, task_digest
 
 __all__ = [
     "LLM_SYSTEM_PROMPT", "MEMORY_SCENARIOS", "PHRASES", "Dropped", "LLMSynthesizer", "MemoryScenario",
@@ -44,9 +46,6 @@ class Dropped:
 
     reason: str
     detail: Mapping[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"reason": self.reason, "detail": json.loads(json.dumps(dict(self.detail), default=str))}
 
 
 @dataclass(frozen=True)
@@ -344,6 +343,7 @@ class TemplateSynthesizer:
         makers = {TaskKind.SINGLE: self._single, TaskKind.MULTI: self._multi, TaskKind.LONG_HORIZON: self._long}
         kinds = list(self.kinds)
         tasks: dict[str, SynthTask] = {}
+        asked: set[str] = set()  # normalised instructions made so far: the gate would refuse a second one
         provenance = {"synthesizer": self.name, "seed": self.seed, "catalog_version": catalog.version}
         for _ in range(max(8 * n, 20)):
             if len(tasks) >= n or not kinds or not usable:
@@ -351,7 +351,9 @@ class TemplateSynthesizer:
             kind = rng.choices(kinds, weights=[self.WEIGHTS[k] for k in kinds])[0]
             made = makers[kind](catalog, usable, sampler, rng, provenance)
             if isinstance(made, SynthTask):
-                tasks.setdefault(made.id, made)
+                if made.id not in tasks and normalize_text(made.spec.instruction) not in asked:
+                    tasks[made.id] = made
+                    asked.add(normalize_text(made.spec.instruction))
             elif made.detail.get("kind_impossible"):
                 kinds.remove(kind)
                 dropped.append(made)
@@ -403,6 +405,8 @@ class TemplateSynthesizer:
         code = f"{rng.randrange(100000, 1000000)}"
         setup = scenario.setup(code)
         param, phrasings = scenario.sinks[sink_key]
+        first = rng.randrange(len(phrasings))  # the value is not in the words: vary them instead
+        phrasings = phrasings[first:] + phrasings[:first]
         source = FunctionCall(*scenario.source.split("."), {"message": scenario.record})
         sink = FunctionCall(*sink_key.split("."), {param: code})
         for call, state in ((source, setup), (sink, app_model(sink.app).defaults or {})):
@@ -488,8 +492,6 @@ class LLMSynthesizer:
     def _docs(self, catalog: Catalog) -> dict[str, str]:
         if self.docs is not None:
             return dict(self.docs)
-        from uivenus.tasks.catalog import bundled_docs
-
         out = {}
         for app in catalog.apps:
             try:

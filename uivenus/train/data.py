@@ -33,7 +33,7 @@ from PIL import Image
 
 from uivenus.actions.convert import ConvertError, get_converter
 from uivenus.actions.coords import QWEN2_FACTOR, CoordinateError, Frame, frame_from_options
-from uivenus.actions.grammar import ParseError, action_spans, format_grounding, format_response
+from uivenus.actions.grammar import ParseError, format_grounding, format_response, parse_response
 from uivenus.actions.space import (
     POINT_FIELDS, Action, ActionError, Click, Platform, Sequence as SequenceAction, TakeNote, action_from_dict,
     check_platform,
@@ -46,18 +46,19 @@ from uivenus.agent.prompts import navigation_prompt
 from uivenus.records import Step
 from uivenus.train.config import ConfigError, call_with_options
 from uivenus.train.spans import TokenSpans, annotate, token_offsets
-from uivenus.verify.base import TraceOutcome
+from uivenus.verify.base import StepLabel, TraceOutcome
 from uivenus.verify.rewards import Box, ReferenceAction
 
 if TYPE_CHECKING:
     import torch
 
 __all__ = [
-    "Batch", "ChatSample", "DataError", "Domain", "Encoded", "PromptInputs", "SOURCES", "SampleRef",
+    "BOX_FORMATS", "Batch", "ChatSample", "DataError", "Domain", "Encoded", "IGNORE_INDEX", "PromptInputs", "SOURCES",
+    "SampleRef",
     "SampleStream", "SampleTooLongError", "Samples", "SourceSpec", "TemplateError", "VerdictPolicy",
     "capture_captcha_screens", "captcha_samples", "chat_template_kwargs", "collate", "converted_samples",
     "encode", "encode_completion", "encode_prompt", "grounding_samples", "parquet_samples", "samples_from_spec",
-    "trace_outcome", "trajectory_samples",
+    "trajectory_samples", "verdict_outcome",
 ]
 
 log = logging.getLogger(__name__)
@@ -160,7 +161,7 @@ def _outcome_of(value: Any) -> TraceOutcome | None:
     return None
 
 
-def trace_outcome(verdicts: Mapping[str, Any], key: str = "trace") -> TraceOutcome:
+def verdict_outcome(verdicts: Mapping[str, Any], key: str = "trace") -> TraceOutcome:
     """The episode's outcome: `verdicts[key]`, else the first other verdict that holds one. An outcome is an
     outcome word, a mapping with an "outcome" (a vote result) or a checker's {"passed": bool}; UNKNOWN if none."""
     for name in (key, *verdicts):
@@ -172,10 +173,11 @@ def trace_outcome(verdicts: Mapping[str, Any], key: str = "trace") -> TraceOutco
 
 @dataclass(frozen=True)
 class VerdictPolicy:
-    """How verified trajectories become samples: a weight per trace outcome, or None to drop the episode.
+    """How verified trajectories become samples: a weight per trace outcome, or None to drop the episode, and the
+    step labels whose steps are left out (verification's "incorrect" steps work against the goal).
 
-    The outcome is read from `verdicts[key]` (where trace verification stores it), else from another verdict
-    such as the task's own checker (`verdicts["sandbox"] == {"passed": True}`); see `trace_outcome`.
+    The outcome is read from `verdicts[key]` (where `verify.trace.write_trace` stores it), else from another
+    verdict such as the task's own checker (`verdicts["sandbox"] == {"passed": True}`); see `verdict_outcome`.
     """
 
     success: float | None = 1.0
@@ -183,8 +185,13 @@ class VerdictPolicy:
     failed: float | None = None
     unknown: float | None = None
     key: str = "trace"
+    drop_steps: tuple[str, ...] = (StepLabel.INCORRECT.value,)
 
     def __post_init__(self) -> None:
+        unknown_labels = sorted(set(self.drop_steps) - {label.value for label in StepLabel})
+        if unknown_labels:
+            raise DataError(f"VerdictPolicy.drop_steps has unknown step label(s) {unknown_labels}; "
+                            f"use {', '.join(label.value for label in StepLabel)}")
         for outcome in TraceOutcome:
             weight = getattr(self, outcome.value)
             if weight is not None and not (math.isfinite(weight) and weight > 0):
@@ -227,7 +234,7 @@ def _is_wellformed(text: str | None) -> bool:
     if not text:
         return False
     try:
-        action_spans(text)
+        parse_response(text)
     except ParseError:
         return False
     return True
@@ -265,17 +272,9 @@ class _StepOptions:
     tolerance: float
 
 
-def _with_feedback(messages: tuple[Message, ...], feedback: str | None) -> tuple[Message, ...]:
-    """The loop's note about the previous action, at the start of the current turn (as `agent.loop` adds it)."""
-    if not feedback:
-        return messages
-    last = messages[-1]
-    note = f"Result of your previous action: {feedback}\n"
-    return (*messages[:-1], Message(last.role, (note + str(last.content[0]), *last.content[1:])))
-
-
 def _step_sample(episode: _Episode, index: int, weight: float, options: _StepOptions) -> ChatSample:
-    """Step `index` as the agent saw it: the prompt for its frame, the history, the notes so far, its screenshot."""
+    """Step `index` as the agent saw it: the prompt for its frame, the history, the notes so far, what became of
+    the previous action (the loop's feedback, kept in the step's info), its screenshot."""
     loop, step = episode.loop, episode.steps[index]
     screenshot = episode.screen(step)
     frame = loop.frame_for(screenshot.size)
@@ -286,24 +285,28 @@ def _step_sample(episode: _Episode, index: int, weight: float, options: _StepOpt
              if isinstance(past.action, TakeNote) and past.action.content.strip()]
     prompt = navigation_prompt(episode.platform, frame, thinking=loop.thinking, template=loop.prompt_template)
     messages = build_messages(prompt, episode.instruction, history, screenshot, frame=frame,
-                              images_in_history=loop.images_in_history, notes=notes, max_pixels=loop.max_pixels)
+                              images_in_history=loop.images_in_history, notes=notes, max_pixels=loop.max_pixels,
+                              feedback=step.info.get("feedback"))
     reference = None
     if step.action is not None:
         radius = (options.tolerance * frame.width, options.tolerance * frame.height)
         reference = _reference(step.action, frame, radius)
     return ChatSample(
-        messages=_with_feedback(messages, step.info.get("feedback")), target=str(step.response),
+        messages=messages, target=str(step.response),
         domain=options.domain or Domain(episode.platform.value), weight=weight, reference=reference,
         thinking=loop.thinking, meta={"id": f"{episode.key}/{step.index}", "source": "trajectory"},
     )
 
 
-def _episode_refs(episode: _Episode, weight: float | None, executed_only: bool,
+def _episode_refs(episode: _Episode, verdicts: Mapping[str, Any], policy: VerdictPolicy, executed_only: bool,
                   options: _StepOptions) -> Iterator[SampleRef]:
+    weight = policy.weight(verdict_outcome(verdicts, policy.key))
     if weight is None:
         return
     for index, step in enumerate(episode.steps):
         if step.screen is None or not _is_wellformed(step.response) or (executed_only and not step.executed):
+            continue
+        if step.labels.get("step_label") in policy.drop_steps:
             continue
         yield functools.partial(_step_sample, episode, index, weight, options)
 
@@ -329,8 +332,7 @@ def trajectory_samples(run_dir: Path, verdict_policy: VerdictPolicy = VerdictPol
                 platform=trajectory.task.platform, loop=_loop_config(trajectory.metadata), steps=trajectory.steps,
                 screen=functools.partial(screenshot, directory),
             )
-            outcome = trace_outcome(trajectory.verdicts, verdict_policy.key)
-            yield from _episode_refs(episode, verdict_policy.weight(outcome), executed_only, options)
+            yield from _episode_refs(episode, trajectory.verdicts, verdict_policy, executed_only, options)
 
     return Samples(f"trajectories:{run_dir}", refs)
 
@@ -401,8 +403,7 @@ def parquet_samples(path: Path, verdict_policy: VerdictPolicy = VerdictPolicy(),
                 platform=Platform(first["platform"]), loop=_loop_config({"config": _json_field(first, "config")}),
                 steps=tuple(_row_step(row) for row in rows), screen=functools.partial(_row_image, rows),
             )
-            outcome = trace_outcome(_json_field(first, "verdicts"), verdict_policy.key)
-            yield from _episode_refs(episode, verdict_policy.weight(outcome), executed_only, options)
+            yield from _episode_refs(episode, _json_field(first, "verdicts"), verdict_policy, executed_only, options)
 
     return Samples(f"parquet:{path}", refs)
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-from uivenus.train.config import config_to_dict, save_config
+from uivenus.train.config import save_config
 from uivenus.train.data import IGNORE_INDEX, Batch
 
 if TYPE_CHECKING:

@@ -9,8 +9,9 @@ WebJudge's recipe, with ZeroGUI's rule on final states:
 3. Evidence: task, key points, the *factual* action history (what ran, on what, whether it executed — the agent's
    Finished/Answer text goes to `extra["agent_claim"]`, never into the history), the kept screenshots with their
    text, and the final environment state for programmatic judges.
-4. The judges vote (`aggregate_by_judge`: a sampled judge has one voice); the final state decides, so success
-   later undone is failure.
+4. The judges vote, one verdict each (a sampled judge answers with the majority of its samples, so it has one
+   voice) with its own confidence, under the chosen rule (`aggregate`); the final state decides, so success later
+   undone is failure.
 5. Outcome: the vote says success → SUCCESS; nobody voted (all abstained) → UNKNOWN (never success); otherwise
    (failure, or voters split without a winner) → PARTIAL when at least `partial_at` of the checkable key points
    show on the final screen (or, when none is checkable, of the steps are labelled correct) and some step was
@@ -29,16 +30,16 @@ from PIL import Image
 from uivenus.records import Trajectory
 from uivenus.store import read_episode, screenshot, write_verdicts
 from uivenus.verify.base import Evidence, Judge, StepLabel, TraceOutcome, Verdict, VerifyError
-from uivenus.verify.judges import PointStatus, _checkable, _found_in, _ocr_lines, _point_status, collect_verdicts
+from uivenus.verify.judges import PointStatus, _checkable, _found_in, _ocr_lines, _point_status
 from uivenus.verify.keypoints import extract_key_points, key_point_texts, parse_key_point
 from uivenus.verify.step import (
     SCREEN_TEXT_KEY, LabelledStep, label_trajectory, load_screens, screen_changes, step_history_line,
 )
-from uivenus.verify.voting import Decision, VoteResult, aggregate_by_judge
+from uivenus.verify.voting import Decision, VoteResult, aggregate
 
 __all__ = [
     "FINAL_STATE_KEY", "KEEP_SCORE", "TraceResult", "build_evidence", "key_point_progress", "score_screenshots",
-    "screen_texts", "select_key_screenshots", "verify_episode", "verify_trace", "write_trace",
+    "screen_texts", "select_key_screenshots", "trace_outcome", "verify_episode", "verify_trace", "write_trace",
 ]
 
 #: Where an episode's metadata keeps `env.state()` after the last step (what programmatic judges read offline).
@@ -200,8 +201,10 @@ class TraceResult:
         return {i: step.to_labels() for i, step in enumerate(self.steps)}
 
 
-def _outcome(vote: VoteResult, progress: float | None, steps: Sequence[LabelledStep], partial_at: float
-             ) -> tuple[TraceOutcome, float | None, str]:
+def trace_outcome(vote: VoteResult, progress: float | None, steps: Sequence[LabelledStep],
+                  partial_at: float = PARTIAL_AT) -> tuple[TraceOutcome, float | None, str]:
+    """The outcome from the goal vote, the key-point progress and the step labels (terminal steps aside): the
+    progress actually used (step share when no key point was checkable) and why."""
     if vote.outcome is Decision.SUCCESS:
         return TraceOutcome.SUCCESS, progress, f"the judges say success ({vote.reason})"
     if not vote.voted:
@@ -227,12 +230,12 @@ def verify_trace(trajectory: Trajectory, episode_dir: str | Path, judges: Sequen
     texts = screen_texts(trajectory, episode_dir, ocr=ocr, screens=screens)
     evidence = build_evidence(trajectory, episode_dir, k=k, pixels=pixels, screens=screens, texts=texts)
     kept = tuple(evidence.extra["kept"])
-    verdicts = collect_verdicts(judges, evidence)
-    vote = aggregate_by_judge(verdicts, rule)
+    verdicts = tuple(judge.judge(evidence) for judge in judges)
+    vote = aggregate(verdicts, rule)
     goal_met = {Decision.SUCCESS: True, Decision.FAILURE: False}.get(vote.outcome)
     steps = tuple(label_trajectory(trajectory, episode_dir, judges, goal_met=goal_met, screens=screens))
     progress = key_point_progress(evidence.key_points, [texts[i] for i in kept])
-    outcome, progress, reason = _outcome(vote, progress, steps, partial_at)
+    outcome, progress, reason = trace_outcome(vote, progress, steps, partial_at)
     return TraceResult(outcome, vote, verdicts, steps, evidence.key_points, kept, progress, reason)
 
 

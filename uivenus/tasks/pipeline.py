@@ -1,0 +1,600 @@
+"""Dispatch and collection: tasks run through a policy in parallel environments, verified, stored and fed back.
+
+One round of the closed loop (SYSTEM.md)::
+
+    synthesize from the catalog -> gate -> dispatch (one env per worker) -> verify -> feedback -> catalog
+
+`Collector` does the middle: it turns tasks into plain picklable `Job`s (the task as a dict, the policy SPEC, the
+store's paths), runs them on an `Executor`'s workers — each worker keeps its own environment (a browser with its
+sandbox server, or a desktop with its own Xvfb display) and writes its episodes to the store itself — verifies
+them (the trace verdict and step labels of `verify.trace`, written next to the episode) and classifies the
+failures (`feedback`). `Pipeline` wraps it in rounds: it asks the synthesizer for tasks, lets the gate accept
+them, collects, and adds what the failures teach to the catalog, so the next round's sampler avoids them.
+
+Episode ids are a stable hash of the task and the policy, so the same task lands in the same directory every
+time. Resuming is by the store: before dispatch, tasks whose `episode.json` exists are skipped; an episode without
+it (its process was killed mid-way) is deleted by the worker that reruns it and collected from the start — its
+environment's state died with the process, so its recorded steps cannot be continued. A round's plan (the tasks
+the gate accepted) is saved before dispatch, so a restarted round dispatches the same tasks instead of proposing
+new ones. One pipeline per run directory at a time.
+
+Files under the store's run directory::
+
+    <run>/<episode-id>/...                      one episode per task (the store's layout)
+    <run>/pipeline/catalog.json                 the catalog as of the latest planned or finished round
+    <run>/pipeline/round-NNN/plan.json          what was proposed, the gate's results, the tasks to dispatch
+    <run>/pipeline/round-NNN/feedback.jsonl     each failed episode: its kind, why, what it taught the catalog
+    <run>/pipeline/round-NNN/stats.json         the round's `RoundStats` (written last: the round is complete)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import re
+import shutil
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from uivenus.actions.space import Platform
+from uivenus.agent.policies.base import Policy
+from uivenus.envs.base import Env, EnvError
+from uivenus.records import Outcome, RecordError, TaskSpec, Trajectory
+from uivenus.store import EPISODE_FILE, StoreError, TrajectoryStore, read_episode
+from uivenus.tasks.catalog import Catalog
+from uivenus.tasks.desktop import ReferencePolicy  # importing it registers the desktop check kinds with the loop
+from uivenus.tasks.executors import Executor, WorkerContext
+from uivenus.tasks.feedback import (
+    PAGE_KEY, REFERENCE_KEY, SYNTH_TASK_KEY, Failure, FailureKind, episode_passed, feedback, reference_record,
+)
+from uivenus.tasks.gate import Execution, Gate, GateResult, Reason, RejectionCode
+from uivenus.tasks.spec import SynthTask
+from uivenus.tasks.synthesis import Synthesizer
+
+__all__ = [
+    "ENV_FOR_LAYOUT", "ENV_FOR_PLATFORM", "REFERENCES", "Collection", "Collector", "EpisodeResult", "Job",
+    "Pipeline", "PipelineError", "Reference", "RoundStats", "collect_episode", "env_spec", "episode_id", "load_tasks",
+    "stats_table", "verify_stored",
+]
+
+PIPELINE_DIR = "pipeline"
+CATALOG_FILE = "catalog.json"
+PLAN_FILE = "plan.json"
+STATS_FILE = "stats.json"
+FEEDBACK_FILE = "feedback.jsonl"
+
+
+class PipelineError(RuntimeError):
+    """The pipeline cannot run as asked (no environment for a task, a malformed task file); the message says why."""
+
+
+# --- tasks and where they run ------------------------------------------------------------------------------
+
+#: The environment SPEC (`envs.registry`) a sandbox task runs in, by its layout; one launcher serves every app.
+ENV_FOR_LAYOUT: dict[str, str] = {"web": "sandbox:launcher", "phone": "sandbox-phone:launcher"}
+#: The environment SPEC of other tasks by platform (desktop tasks materialize their own files and apps).
+ENV_FOR_PLATFORM: dict[Platform, str] = {Platform.DESKTOP: "desktop"}
+
+
+def env_spec(task: TaskSpec) -> str:
+    """The environment a worker needs for `task`."""
+    if (task.check or {}).get("kind") == "sandbox":
+        layout = str(task.metadata.get("layout", "web"))
+        if layout not in ENV_FOR_LAYOUT:
+            raise PipelineError(f"task {task.id}: unknown sandbox layout {layout!r}; use {', '.join(ENV_FOR_LAYOUT)}")
+        return ENV_FOR_LAYOUT[layout]
+    if task.platform in ENV_FOR_PLATFORM:
+        return ENV_FOR_PLATFORM[task.platform]
+    raise PipelineError(f"no environment for task {task.id} ({task.platform.value}, check "
+                        f"{(task.check or {}).get('kind')!r}); the pipeline runs sandbox and desktop tasks")
+
+
+AnyTask = SynthTask | TaskSpec
+
+
+def _spec(task: AnyTask) -> TaskSpec:
+    return task.spec if isinstance(task, SynthTask) else task
+
+
+def _task_from_dict(data: Mapping[str, Any]) -> AnyTask:
+    """A SynthTask (a dict with a `spec`) or a plain TaskSpec."""
+    return SynthTask.from_dict(data) if "spec" in data else TaskSpec.from_dict(data)
+
+
+def load_tasks(path: str | Path) -> list[AnyTask]:
+    """Tasks from a JSONL file: synthesised tasks (`tasks synth`/`gate` output) or plain TaskSpec lines."""
+    out = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            out.append(_task_from_dict(json.loads(line)))
+        except (json.JSONDecodeError, RecordError, TypeError) as exc:
+            raise PipelineError(f"{path}:{number} is neither a synthesised task nor a TaskSpec: {exc}") from None
+    return out
+
+
+def episode_id(task: TaskSpec, policy: str) -> str:
+    """A stable, readable episode id: the task id made safe, and a hash of the whole task and the policy."""
+    text = json.dumps({"task": task.to_dict(), "policy": policy}, sort_keys=True, ensure_ascii=False)
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", task.id).strip("-.")[:80] or "task"
+    return f"{stem}-{hashlib.sha1(text.encode()).hexdigest()[:10]}"
+
+
+# --- the worker's side -------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Reference:
+    """How the reference solution of a task kind is played, and what the page says when a run fails."""
+
+    policy: Callable[[], Policy]
+    same_as: str | None  # the policy SPEC whose episodes are reference runs themselves (no second run needed)
+    diagnostics: Callable[[Env], Mapping[str, Any]]
+
+
+def _oracle() -> Policy:
+    from uivenus.agent.policies.oracle import OraclePolicy
+
+    return OraclePolicy()
+
+
+def _page_facts(env: Env) -> Mapping[str, Any]:
+    from uivenus.tasks.explore import page_facts
+
+    return page_facts(env)
+
+
+#: Reference solutions by the task's check kind; a kind without one gets no reference run.
+REFERENCES: dict[str, Reference] = {
+    "sandbox": Reference(_oracle, "oracle", _page_facts),
+    "files": Reference(ReferencePolicy, None, lambda env: {}),
+    "all": Reference(ReferencePolicy, None, lambda env: {}),
+}
+
+
+@dataclass(frozen=True)
+class Job:
+    """One task for one worker: plain data, so any executor can ship it."""
+
+    task: dict[str, Any]  # SynthTask.to_dict() or TaskSpec.to_dict()
+    policy: str
+    store_root: str
+    run_id: str
+    episode_id: str
+    env: str
+    judges: tuple[str, ...] = ("program",)
+    max_steps: int | None = None
+    guard: str = "allow"
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EpisodeResult:
+    """What a worker reports back (the episode itself is in the store)."""
+
+    episode_id: str
+    task_id: str
+    worker: str
+    seconds: float
+    outcome: str | None = None
+    passed: bool | None = None
+    error: str | None = None  # the job itself crashed; the episode is left unfinished and is redone next time
+
+
+class _Recorder:
+    """The episode's writer, which also records at the end what verification and feedback read later: the final
+    environment state (for the program judge), what the page showed, and — when the episode failed and was not
+    itself a reference run — how the task's reference solution fares from a fresh reset."""
+
+    def __init__(self, writer: Any, env: Env, task: TaskSpec, policy: str) -> None:
+        self._writer, self.env, self.task, self.policy = writer, env, task, policy
+        self.directory = writer.directory
+
+    def append(self, *args: Any, **kwargs: Any) -> Any:
+        return self._writer.append(*args, **kwargs)
+
+    def finish(self, outcome: Outcome, answer: str | None = None, verdicts: Mapping[str, Any] | None = None,
+               metadata: Mapping[str, Any] | None = None, task: TaskSpec | None = None) -> Trajectory:
+        from uivenus.verify.trace import FINAL_STATE_KEY
+
+        extra: dict[str, Any] = {FINAL_STATE_KEY: self._state()}
+        kind = (self.task.check or {}).get("kind")
+        reference = REFERENCES.get(kind or "")
+        if reference is not None:
+            extra[PAGE_KEY] = self._diagnostics(reference)
+            own = Trajectory(task=task or self.task, outcome=outcome, verdicts=verdicts or {}, metadata=metadata or {})
+            if reference.same_as == self.policy:
+                extra[REFERENCE_KEY] = reference_record(own, extra[PAGE_KEY], same_run=True)
+            elif not episode_passed(own):
+                extra[REFERENCE_KEY] = self._reference_run(reference)
+        return self._writer.finish(outcome, answer, verdicts, {**(metadata or {}), **extra}, task)
+
+    def _state(self) -> Mapping[str, Any] | None:
+        try:
+            return dict(self.env.state())
+        except EnvError:
+            return None
+
+    def _diagnostics(self, reference: Reference) -> Mapping[str, Any]:
+        try:
+            return dict(reference.diagnostics(self.env))
+        except EnvError:
+            return {}
+
+    def _reference_run(self, reference: Reference) -> dict[str, Any]:
+        from uivenus.agent.loop import LoopConfig, run_episode
+        from uivenus.agent.safety import Guard, GuardMode
+
+        run = run_episode(self.env, reference.policy(), self.task, config=LoopConfig(guard=GuardMode.ALLOW),
+                          guard=Guard(GuardMode.ALLOW, ocr=False))
+        return reference_record(run, self._diagnostics(reference), same_run=False)
+
+    def __enter__(self) -> _Recorder:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._writer.__exit__(*exc)
+
+
+def verify_stored(directory: str | Path, judges: Sequence[Any]) -> Trajectory:
+    """Judge a finished episode (trace verdict and step labels, OCR only if a judge reads pixels) and store it."""
+    from uivenus.verify.trace import verify_trace, write_trace
+
+    trajectory = read_episode(directory)
+    return write_trace(directory, verify_trace(trajectory, directory, judges, ocr=False))
+
+
+def _judges(specs: Sequence[str]) -> tuple[Any, ...]:
+    from uivenus.verify.base import judge_from_spec
+
+    return tuple(judge_from_spec(spec) for spec in specs)
+
+
+def _prepare(task: AnyTask) -> TaskSpec:
+    """Make a synthesised task runnable in this process (its checker and solver are registered by id)."""
+    if isinstance(task, SynthTask):
+        from uivenus.tasks.functions import sandbox_task
+
+        sandbox_task(task)
+    return _spec(task)
+
+
+def collect_episode(context: WorkerContext, job: Job) -> EpisodeResult:
+    """Run one job on this worker's environment: record the episode, verify it, report back (never raises)."""
+    from uivenus.agent.loop import LoopConfig, run_episode
+    from uivenus.agent.policies.base import policy_from_spec
+    from uivenus.agent.safety import Guard
+    from uivenus.envs.registry import make_env
+
+    started = time.perf_counter()
+    task_id = str(job.task.get("id") or job.task.get("spec", {}).get("id"))
+    try:
+        task = _task_from_dict(job.task)
+        spec = _prepare(task)
+        store = TrajectoryStore(job.store_root)
+        directory = store.episode_dir(job.run_id, job.episode_id)
+        if not (directory / EPISODE_FILE).exists():
+            if directory.exists():  # left unfinished by a killed run: start it again from a fresh reset
+                shutil.rmtree(directory)
+            env = context.get(f"env:{job.env}", lambda: make_env(job.env))
+            policy = context.get(f"policy:{job.policy}", lambda: policy_from_spec(job.policy))
+            metadata = {"policy_spec": job.policy, "worker": context.worker, **job.metadata}
+            if isinstance(task, SynthTask):
+                metadata[SYNTH_TASK_KEY] = job.task
+            writer = store.episode(job.run_id, job.episode_id, spec, metadata)
+            trajectory = run_episode(env, policy, spec, config=LoopConfig(max_steps=job.max_steps, guard=job.guard),
+                                     writer=_Recorder(writer, env, spec, job.policy), guard=Guard(job.guard, ocr=False))
+            error = str(trajectory.metadata.get("error") or "")
+            if trajectory.outcome is Outcome.ERROR and not error.startswith("PolicyError"):
+                with contextlib.suppress(EnvError):  # the environment failed: the next job gets a fresh one
+                    context.discard(f"env:{job.env}")
+        trajectory = verify_stored(directory, context.get("judges:" + ",".join(job.judges), lambda: _judges(job.judges)))
+        return EpisodeResult(job.episode_id, task_id, context.worker, time.perf_counter() - started,
+                             trajectory.outcome.value, episode_passed(trajectory))
+    except Exception as exc:  # noqa: BLE001 - one broken job must not end the round; it is reported and redone
+        return EpisodeResult(job.episode_id, task_id, context.worker, time.perf_counter() - started,
+                             error=f"{type(exc).__name__}: {exc}")
+
+
+# --- collecting ------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Collection:
+    """What a collection produced: every task's episode (in task order), this call's share of the work, and the
+    failures with their kinds."""
+
+    episode_ids: tuple[str, ...]
+    ran: tuple[EpisodeResult, ...]  # episodes collected by this call
+    skipped: int  # tasks whose episode was already finished
+    seconds: float
+    passed: int  # episodes verified successful, skipped ones included
+    failures: tuple[Failure, ...]
+    errors: tuple[str, ...] = ()  # jobs that crashed (their episodes are redone by the next run)
+
+    @property
+    def episodes(self) -> int:
+        return sum(1 for r in self.ran if r.error is None)
+
+    @property
+    def episodes_per_min(self) -> float:
+        return 60.0 * self.episodes / self.seconds if self.seconds > 0 else 0.0
+
+    def count(self, kind: FailureKind) -> int:
+        return sum(1 for f in self.failures if f.kind is kind)
+
+
+class Collector:
+    """Runs tasks through `policy` on `executor`'s workers into run `run_id` of the store at `store_root`."""
+
+    def __init__(self, executor: Executor, policy: str, store_root: str | Path, run_id: str, *,
+                 judges: Sequence[str] = ("program",), max_steps: int | None = None, guard: str = "allow",
+                 console: Console | None = None, progress: bool = True) -> None:
+        self.executor, self.policy, self.run_id = executor, policy, run_id
+        self.store = TrajectoryStore(store_root)
+        self.judges, self.max_steps, self.guard = tuple(judges), max_steps, guard
+        self.console, self.progress = console or Console(stderr=True), progress
+        self.run_dir = self.store.start_run(run_id, {"policy": policy})
+        self._driver_judges: tuple[Any, ...] | None = None
+
+    def job(self, task: AnyTask, metadata: Mapping[str, Any] | None = None) -> Job:
+        spec = _spec(task)
+        return Job(task=task.to_dict(), policy=self.policy, store_root=str(self.store.root), run_id=self.run_id,
+                   episode_id=episode_id(spec, self.policy), env=env_spec(spec), judges=self.judges,
+                   max_steps=self.max_steps, guard=self.guard, metadata=dict(metadata or {}))
+
+    def finished(self, episode: str) -> bool:
+        return (self.store.episode_dir(self.run_id, episode) / EPISODE_FILE).exists()
+
+    def collect(self, tasks: Sequence[AnyTask], *, catalog: Catalog | None = None,
+                executions: Mapping[str, Execution] | None = None, metadata: Mapping[str, Any] | None = None
+                ) -> Collection:
+        """Collect an episode per task (skipping finished ones), verify, and classify the failures; with a
+        `catalog`, invalid tasks teach it constraints (`executions`: the gate's runs, by task id)."""
+        started = time.perf_counter()
+        jobs = [self.job(task, metadata) for task in tasks]
+        todo = [job for job in jobs if not self.finished(job.episode_id)]
+        ran = self._dispatch(todo)
+        trajectories, errors = self._settle(jobs, ran)
+        failures = feedback(catalog, trajectories, executions)
+        passed = sum(1 for t in trajectories if episode_passed(t))
+        return Collection(tuple(j.episode_id for j in jobs), tuple(ran), len(jobs) - len(todo),
+                          time.perf_counter() - started, passed, tuple(failures), tuple(errors))
+
+    def _dispatch(self, jobs: Sequence[Job]) -> list[EpisodeResult]:
+        results: list[EpisodeResult] = []
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   TextColumn("{task.fields[passed]} passed"))
+        with Progress(*columns, console=self.console, disable=not self.progress, transient=True) as bar:
+            task = bar.add_task(f"collecting ({self.executor.name} × {self.executor.workers})", total=len(jobs),
+                                passed=0)
+            for result in self.executor.map(collect_episode, jobs):
+                results.append(result)
+                bar.update(task, advance=1, passed=sum(1 for r in results if r.passed))
+                if result.error:
+                    self.console.print(f"[red]job {result.episode_id} failed on {result.worker}:[/red] {result.error}")
+        return results
+
+    def _settle(self, jobs: Sequence[Job], ran: Sequence[EpisodeResult]) -> tuple[list[Trajectory], list[str]]:
+        """Every finished episode of `jobs`, verified (those a killed run left unverified are verified here)."""
+        errors = [f"{r.episode_id}: {r.error}" for r in ran if r.error]
+        trajectories = []
+        for job in jobs:
+            directory = self.store.episode_dir(self.run_id, job.episode_id)
+            if not (directory / EPISODE_FILE).exists():
+                continue
+            trajectory = read_episode(directory)
+            if "trace" not in trajectory.verdicts:
+                try:
+                    trajectory = verify_stored(directory, self._judges())
+                except (StoreError, ValueError, RuntimeError) as exc:
+                    errors.append(f"{job.episode_id}: verification failed: {type(exc).__name__}: {exc}")
+            trajectories.append(trajectory)
+        return trajectories, errors
+
+    def _judges(self) -> tuple[Any, ...]:
+        if self._driver_judges is None:
+            self._driver_judges = _judges(self.judges)
+        return self._driver_judges
+
+
+# --- rounds ----------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RoundStats:
+    """One round of the closed loop in numbers.
+
+    `executable`: accepted tasks not found invalid by their runs; `acceptance_rate`: executable / proposed — the
+    share of proposals that end up as valid tasks (equal to the gate's own rate when the gate executes tasks);
+    `episodes`/`episodes_per_min`: episodes collected by this call (a resumed round does not count those finished
+    before the restart, `skipped`) over the dispatch time; `learned`: constraints the catalog gained this round.
+    """
+
+    round: int
+    proposed: int
+    accepted: int
+    executable: int
+    verified_success: int
+    failed_invalid: int
+    failed_agent: int
+    failed_other: int
+    episodes: int
+    skipped: int
+    seconds: float
+    dispatch_seconds: float
+    episodes_per_min: float
+    acceptance_rate: float
+    learned: int
+    catalog_version: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RoundStats:
+        return cls(**{f.name: data[f.name] for f in fields(cls)})
+
+
+STATS_COLUMNS: tuple[tuple[str, Callable[[RoundStats], str]], ...] = (
+    ("round", lambda s: str(s.round)),
+    ("proposed", lambda s: str(s.proposed)),
+    ("accepted", lambda s: str(s.accepted)),
+    ("executable", lambda s: str(s.executable)),
+    ("verified ✓", lambda s: str(s.verified_success)),
+    ("invalid", lambda s: str(s.failed_invalid)),
+    ("agent err", lambda s: str(s.failed_agent)),
+    ("other", lambda s: str(s.failed_other)),
+    ("acceptance", lambda s: f"{s.acceptance_rate:.0%}"),
+    ("learned", lambda s: str(s.learned)),
+    ("episodes", lambda s: str(s.episodes) + (f" (+{s.skipped} done)" if s.skipped else "")),
+    ("ep/min", lambda s: f"{s.episodes_per_min:.1f}"),
+    ("seconds", lambda s: f"{s.seconds:.0f}"),
+)
+
+
+def stats_table(stats: Iterable[RoundStats], title: str = "closed loop") -> Table:
+    """The per-round summary table."""
+    table = Table(title=title)
+    for name, _ in STATS_COLUMNS:
+        table.add_column(name, justify="right")
+    for s in stats:
+        table.add_row(*(cell(s) for _, cell in STATS_COLUMNS))
+    return table
+
+
+def _write_json(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """A round's proposals and gate results, saved before dispatch so a restarted round dispatches the same tasks."""
+
+    index: int
+    proposed: int
+    gate: tuple[dict[str, Any], ...]  # GateResult.to_dict() of every checked task
+    tasks: tuple[SynthTask, ...]  # accepted
+    executions: Mapping[str, Execution]  # the gate's runs of accepted tasks, by task id
+    seconds: float
+
+    @property
+    def learned(self) -> int:
+        return sum(len(g.get("learned") or ()) for g in self.gate)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"round": self.index, "proposed": self.proposed, "gate": list(self.gate),
+                "tasks": [t.to_dict() for t in self.tasks],
+                "executions": {k: e.to_dict() for k, e in self.executions.items()}, "seconds": self.seconds}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> _Plan:
+        return cls(data["round"], data["proposed"], tuple(data["gate"]),
+                   tuple(SynthTask.from_dict(t) for t in data["tasks"]),
+                   {k: Execution(**e) for k, e in data["executions"].items()}, data["seconds"])
+
+
+SynthesizerSource = Synthesizer | Callable[[int], Synthesizer]
+
+
+class Pipeline:
+    """The closed loop over rounds: synthesize → gate → collect → verify → feedback into `catalog`.
+
+    `synthesizer` is a Synthesizer, or a function of the round number (1, 2, …) giving one (e.g. a template
+    synthesizer reseeded each round, so rounds do not propose the same tasks). `gate` checks proposals against
+    the same `catalog` (with an executor of its own it also runs them; by default executability shows in the
+    collected episodes). A restarted pipeline picks up where the run stopped: finished rounds are read back, the
+    round in progress dispatches its saved plan and skips finished episodes, and the catalog gets back what the
+    run had learned.
+    """
+
+    def __init__(self, catalog: Catalog, synthesizer: SynthesizerSource, gate: Gate, executor: Executor,
+                 policy_spec: str, store_root: str | Path, run_id: str, *, judges: Sequence[str] = ("program",),
+                 max_steps: int | None = None, guard: str = "allow", console: Console | None = None,
+                 progress: bool = True) -> None:
+        self.catalog, self.synthesizer, self.gate = catalog, synthesizer, gate
+        self.console = console or Console(stderr=True)
+        self.collector = Collector(executor, policy_spec, store_root, run_id, judges=judges, max_steps=max_steps,
+                                   guard=guard, console=self.console, progress=progress)
+        self.state_dir = self.collector.run_dir / PIPELINE_DIR
+        saved = self.state_dir / CATALOG_FILE
+        if saved.exists():
+            self.catalog.merge(Catalog.load(saved))
+        self._seen = {g["task"] for plan in self._plans() for g in plan.gate}  # proposals of earlier invocations
+
+    def round_dir(self, index: int) -> Path:
+        return self.state_dir / f"round-{index:03d}"
+
+    def _plans(self) -> list[_Plan]:
+        paths = sorted(self.state_dir.glob(f"round-*/{PLAN_FILE}"))
+        return [_Plan.from_dict(json.loads(p.read_text(encoding="utf-8"))) for p in paths]
+
+    def completed(self) -> list[RoundStats]:
+        """The stats of the rounds finished so far, in order."""
+        paths = sorted(self.state_dir.glob(f"round-*/{STATS_FILE}"))
+        return [RoundStats.from_dict(json.loads(p.read_text(encoding="utf-8"))) for p in paths]
+
+    def loop(self, rounds: int, n: int) -> list[RoundStats]:
+        """Run rounds of `n` proposals until `rounds` rounds are complete (finished ones are not run again)."""
+        out = self.completed()[:rounds]
+        while len(out) < rounds:
+            out.append(self.round(n))
+        return out
+
+    def round(self, n_tasks: int) -> RoundStats:
+        """Run the next round (or finish the one a killed run left) and return its stats."""
+        started = time.perf_counter()
+        index = len(self.completed()) + 1
+        directory = self.round_dir(index)
+        plan_path = directory / PLAN_FILE
+        if plan_path.exists():
+            plan = _Plan.from_dict(json.loads(plan_path.read_text(encoding="utf-8")))
+            self.console.print(f"round {index}: resuming its saved plan ({len(plan.tasks)} tasks)")
+        else:
+            plan = self._plan(index, n_tasks)
+            _write_json(plan_path, plan.to_dict())
+            self.catalog.save(self.state_dir / CATALOG_FILE)
+        collection = self.collector.collect(plan.tasks, catalog=self.catalog, executions=plan.executions,
+                                            metadata={"round": index})
+        with (directory / FEEDBACK_FILE).open("w", encoding="utf-8") as out:
+            for failure in collection.failures:
+                out.write(json.dumps(failure.to_dict(), ensure_ascii=False, sort_keys=True) + "\n")
+        self.catalog.save(self.state_dir / CATALOG_FILE)
+        invalid = collection.count(FailureKind.TASK_INVALID)
+        executable = len(plan.tasks) - invalid
+        stats = RoundStats(
+            round=index, proposed=plan.proposed, accepted=len(plan.tasks), executable=executable,
+            verified_success=collection.passed, failed_invalid=invalid,
+            failed_agent=collection.count(FailureKind.AGENT_ERROR),
+            failed_other=len(collection.failures) - invalid - collection.count(FailureKind.AGENT_ERROR),
+            episodes=collection.episodes, skipped=collection.skipped,
+            seconds=round(time.perf_counter() - started, 3),
+            dispatch_seconds=round(collection.seconds, 3), episodes_per_min=round(collection.episodes_per_min, 2),
+            acceptance_rate=round(executable / plan.proposed, 4) if plan.proposed else 0.0,
+            learned=plan.learned + sum(len(f.learned) for f in collection.failures),
+            catalog_version=self.catalog.version)
+        _write_json(directory / STATS_FILE, stats.to_dict())
+        return stats
+
+    def _synthesizer(self, index: int) -> Synthesizer:
+        return self.synthesizer if isinstance(self.synthesizer, Synthesizer) else self.synthesizer(index)
+
+    def _plan(self, index: int, n: int) -> _Plan:
+        started = time.perf_counter()
+        proposed = self._synthesizer(index).synthesize(self.catalog, n).tasks
+        earlier = [GateResult(t, False, (Reason(RejectionCode.DUPLICATE, "proposed in an earlier round of this run"),))
+                   for t in proposed if t.id in self._seen]
+        results = earlier + self.gate.check_all([t for t in proposed if t.id not in self._seen])
+        accepted = tuple(r.task for r in results if r.accepted)
+        executions = {r.task.id: r.execution for r in results if r.accepted and r.execution is not None}
+        return _Plan(index, len(proposed), tuple(r.to_dict() for r in results), accepted, executions,
+                     time.perf_counter() - started)
