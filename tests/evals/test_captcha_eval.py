@@ -24,11 +24,11 @@ from uivenus.agent.policies import (
     PolicySpecError,
     policy_from_spec,
 )
+from uivenus.agent.prompts import captcha_system_prompt
 from uivenus.envs.browser import BrowserEnv
 from uivenus.evals.captcha import (
     PLOT_FILE,
     RESULTS_FILE,
-    captcha_system_prompt,
     evaluate_captchas,
 )
 from uivenus.synth.captcha import (

@@ -28,7 +28,7 @@ from uivenus.agent.policies import PolicyBase, PolicyReply, PolicyRequest, polic
 from uivenus.agent.policies.base import Message
 from uivenus.store import TrajectoryStore, export_parquet, read_episode, write_verdicts
 from uivenus.train.data import (
-    ChatSample, DataError, Domain, SampleStream, Samples, VerdictPolicy, capture_captcha_screens, captcha_samples, collate,
+    ChatSample, DataError, Domain, SampleStream, Samples, VerdictPolicy, captcha_samples, collate,
     converted_samples, encode, grounding_samples, parquet_samples, trajectory_samples, verdict_outcome,
 )
 from uivenus.verify.base import TraceOutcome
@@ -273,8 +273,8 @@ def test_grounding_box_formats_are_explicit_and_impossible_boxes_are_refused(tmp
 
 
 def test_captcha_samples_answer_with_the_verified_solution(tmp_path: Path, processor, browser) -> None:
-    from uivenus.evals.captcha import captcha_system_prompt
-    from uivenus.synth.captcha import generate_captchas
+    from uivenus.agent.prompts import captcha_system_prompt
+    from uivenus.synth.captcha import capture_captcha_screens, generate_captchas
 
     instances = generate_captchas(2, tmp_path, seed=3, families=("click_order", "slider"))
     with pytest.raises(DataError, match="capture_captcha_screens"):

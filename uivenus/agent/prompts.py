@@ -33,9 +33,9 @@ from uivenus.actions.space import (
 A = ActionType
 
 __all__ = [
-    "ACTION_DESCRIPTIONS", "ActionSpec", "FrameSpec", "PromptError", "PromptSet", "action_specs",
-    "frame_spec", "grounding_prompt", "grounding_variables", "navigation_prompt", "navigation_variables",
-    "render_template",
+    "ACTION_DESCRIPTIONS", "CAPTCHA_GUIDANCE", "ActionSpec", "FrameSpec", "PromptError", "PromptSet", "action_specs",
+    "captcha_system_prompt", "frame_spec", "grounding_prompt", "grounding_variables", "navigation_prompt",
+    "navigation_variables", "render_template",
 ]
 
 
@@ -315,3 +315,15 @@ class PromptSet:
 
     def grounding(self, instruction: str, frame: Frame) -> str:
         return grounding_prompt(instruction, frame, template=self.grounding_template)
+
+
+CAPTCHA_GUIDANCE = """## CAPTCHA
+The page shows a security check (a CAPTCHA). Solve it as a person would: click, type and drag on what you see.
+Here you may give several actions in one <action> block, separated by commas, and they run in order, e.g.
+<action>Click(point=(412, 530)), Click(point=(468, 502)), Click(point=(655, 871))</action>
+The check grades your first complete attempt, so make it count."""
+
+
+def captcha_system_prompt(platform: Platform | str, frame: Frame) -> str:
+    """The navigation prompt for `platform` in `frame`, plus what is special about CAPTCHAs."""
+    return f"{navigation_prompt(platform, frame)}\n\n{CAPTCHA_GUIDANCE}"

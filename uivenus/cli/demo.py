@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -60,8 +61,10 @@ def action_table(console: Console) -> tuple[int, int]:
 DEMO_TASK = "sandbox:contacts/add_contact"
 
 
-def agent_episode(console: Console, out: Path) -> bool:
-    """Run one bundled sandbox task through the agent loop with the `oracle` policy; print steps and verdict."""
+def agent_episode(console: Console, out: Path) -> tuple[Path, Any]:
+    """Run one bundled sandbox task through the agent loop with the `oracle` policy; print steps and verdict.
+
+    Returns the episode directory and the trajectory."""
     import time
 
     from uivenus.cli.run import run_and_record, trajectory_table, verdict_line
@@ -72,12 +75,64 @@ def agent_episode(console: Console, out: Path) -> bool:
     console.print(trajectory_table(trajectory, title=f"{trajectory.task.id}: {trajectory.task.instruction}"))
     console.print(verdict_line(trajectory))
     console.print(f"recorded in {directory} (see it again with `uivenus runs show {directory.parent} --steps`)")
-    return bool(trajectory.verdicts.get("sandbox", {}).get("passed"))
+    return directory, trajectory
+
+
+#: Judges of the demo episode: the task's own checker and OCR of the kept screens.
+DEMO_JUDGES = ("program", "ocr")
+
+
+def verify_episode(console: Console, directory: Path, trajectory: Any) -> dict[str, Any]:
+    """Verify the recorded episode with `verify_trace` (program + OCR judges); on a verifier error, fall back to
+    the loop's own checker verdict. Returns what the report shows."""
+    from uivenus.verify.base import VerifyError, judge_from_spec
+    from uivenus.verify.trace import verify_trace
+
+    try:
+        result = verify_trace(trajectory, directory, [judge_from_spec(spec) for spec in DEMO_JUDGES])
+    except VerifyError as exc:
+        console.print(f"[yellow]trace verification unavailable ({exc}); using the loop's checker verdict[/yellow]")
+        return {"checker": dict(trajectory.verdicts)}
+    console.print(f"[bold]Verified[/bold] with {' + '.join(DEMO_JUDGES)} judges: outcome "
+                  f"[bold]{result.outcome.value}[/bold] ({result.reason})")
+    return {"trace": result.to_dict(), "checker": dict(trajectory.verdicts)}
+
+
+def nano_grounding(console: Console, out: Path, screens: int = 4) -> dict[str, Any] | None:
+    """Synthesize a few small screens and let the bundled `nano` policy ground their instructions; print accuracy."""
+    from uivenus.agent.policies import PolicyError
+    from uivenus.evals.grounding import evaluate_grounding, load_grounding
+    from uivenus.synth.grounding import generate_grounding
+
+    console.print(f"\n[bold]Grounding[/bold]: {screens} synthetic 224x224 screens, instructions grounded by `nano`")
+    generate_grounding(screens, out / "screens", seed=2024, sizes=[(224, 224)], simple=True, per_sample=2,
+                       progress=False)
+    try:
+        results = evaluate_grounding(load_grounding(out / "screens" / "annotations.json"), "nano", out / "results",
+                                     progress=False)
+    except PolicyError as exc:
+        console.print(f"[yellow]nano is not available: {exc}[/yellow]")
+        return None
+    console.print(f"nano grounding accuracy: [bold]{results['accuracy']:.2f}[/bold] ({results['hits']}/{results['n']})")
+    return results
 
 
 def demo(out: Path = Path("runs/demo")) -> None:
-    """Run the demo: the unified action space on samples of every format, then one agent episode end to end."""
+    """Run the demo: the unified action space on samples of every format, one agent episode end to end and its
+    verification, `nano` grounding synthetic screens, and an HTML report of it all."""
+    import time
+
+    from uivenus.cli.report import write_report
+
+    started = time.perf_counter()
     console = Console(width=max(Console().width, 140))
     ok, failed = action_table(console)
     console.print(f"[bold]{ok}[/bold] inputs mapped, [bold]{failed}[/bold] reported as unmappable or malformed")
-    agent_episode(console, out)
+    directory, trajectory = agent_episode(console, out)
+    verification = verify_episode(console, directory, trajectory)
+    grounding = nano_grounding(console, out / "grounding")
+    report = write_report(out / "report.html", title="uivenus demo", grounding=grounding, trajectory=trajectory,
+                          episode_dir=directory, verification=verification,
+                          notes=[f"{ok} inputs mapped to unified actions, {failed} reported as unmappable.",
+                                 f"Episode recorded in {directory}."])
+    console.print(f"report: {report} ({time.perf_counter() - started:.0f} s)")

@@ -61,10 +61,12 @@ def _load_catalog(path: Path):
 
 def _failures_table(failures, limit: int = 15) -> Table:
     table = Table(title=f"failures ({len(failures)})")
-    for column in ("episode", "kind", "rule", "reason", "learned"):
-        table.add_column(column, overflow="fold")
+    table.add_column("episode", overflow="fold", max_width=22)
+    table.add_column("kind / rule", no_wrap=True)
+    table.add_column("reason", overflow="fold", ratio=1)
+    table.add_column("learned", justify="right")
     for f in failures[:limit]:
-        table.add_row(f.episode_id, f.kind.value, f.rule, f.reason[:160], str(len(f.learned)))
+        table.add_row(f.episode_id, f"{f.kind.value}\n{f.rule}", f.reason[:200], str(len(f.learned)))
     return table
 
 
@@ -104,13 +106,11 @@ def run(
         except PipelineError as exc:
             raise typer.BadParameter(str(exc)) from None
     summary = Table(title=f"{store / run_id}")
-    columns = {"tasks": len(loaded), "collected": result.episodes, "already done": result.skipped,
-               "verified ✓": result.passed, "invalid": result.count(FailureKind.TASK_INVALID),
-               "agent err": result.count(FailureKind.AGENT_ERROR),
+    columns = {"tasks": len(loaded), "ran": result.episodes, "done": result.skipped, "✓": result.passed,
+               "invalid": result.count(FailureKind.TASK_INVALID), "agent": result.count(FailureKind.AGENT_ERROR),
                "other": len(result.failures) - result.count(FailureKind.TASK_INVALID)
                - result.count(FailureKind.AGENT_ERROR),
-               "crashed": len(result.errors), "ep/min": f"{result.episodes_per_min:.1f}",
-               "seconds": f"{result.seconds:.0f}"}
+               "crashed": len(result.errors), "ep/min": f"{result.episodes_per_min:.1f}", "s": f"{result.seconds:.0f}"}
     for name in columns:
         summary.add_column(name, justify="right")
     summary.add_row(*(str(v) for v in columns.values()))

@@ -19,7 +19,7 @@ from typing import Any
 
 from uivenus.actions.coords import CoordinateError, Frame
 from uivenus.actions.grammar import ParseError, parse_response
-from uivenus.actions.space import Action, Platform
+from uivenus.actions.space import Action
 from uivenus.agent.conversation import Turn, build_messages
 from uivenus.agent.policies import (
     Mode,
@@ -28,7 +28,7 @@ from uivenus.agent.policies import (
     PolicyRequest,
     policy_from_spec,
 )
-from uivenus.agent.prompts import navigation_prompt
+from uivenus.agent.prompts import captcha_system_prompt
 from uivenus.envs.base import Env, EnvError, Observation
 from uivenus.synth.captcha import (
     CaptchaSite,
@@ -40,18 +40,6 @@ from uivenus.synth.captcha import (
 
 RESULTS_FILE = "captcha_results.json"
 PLOT_FILE = "captcha_pass_at_1.png"
-
-CAPTCHA_GUIDANCE = """## CAPTCHA
-The page shows a security check (a CAPTCHA). Solve it as a person would: click, type and drag on what you see.
-Here you may give several actions in one <action> block, separated by commas, and they run in order, e.g.
-<action>Click(point=(412, 530)), Click(point=(468, 502)), Click(point=(655, 871))</action>
-The check grades your first complete attempt, so make it count."""
-
-
-def captcha_system_prompt(platform: Platform | str, frame: Frame) -> str:
-    """The navigation prompt for `platform` in `frame`, plus what is special about CAPTCHAs."""
-    return f"{navigation_prompt(platform, frame)}\n\n{CAPTCHA_GUIDANCE}"
-
 
 def _plan(text: str, frame: Frame) -> tuple[Action, ...]:
     """The reply's actions in screen pixels; ParseError or CoordinateError when it has none usable."""

@@ -66,6 +66,8 @@ class AppModel:
     compared: tuple[str, ...]  # the state keys a checker compares (the rest: search boxes, counters)
     labels: Mapping[str, str] = field(default_factory=dict)  # record list -> the field that names a record
     defaults: Mapping[str, Any] | None = None  # the app's own defaults (a task opening it mid-way sees them)
+    home: str | None = None  # an element only the app's main screen shows: where every move starts
+    back: tuple[str, ...] = ()  # what to tap to get back there (a phone shows one screen at a time)
 
 
 @dataclass(frozen=True)
@@ -306,11 +308,15 @@ _SETTINGS_START = {**settings_suite.DEFAULTS, "bluetooth": True, "brightness": 5
 #: a reset has something to do.
 APP_MODELS: dict[str, AppModel] = {
     "settings": AppModel(_SETTINGS_START, tuple(settings_suite.DEFAULTS), defaults=settings_suite.DEFAULTS),
-    "notes": AppModel({"notes": list(notes_suite.SHORT)}, ("notes",), {"notes": "title"}),
-    "contacts": AppModel({"contacts": list(contacts_suite.SHORT)}, ("contacts",), {"contacts": "name"}),
-    "mail": AppModel({"messages": mail_suite.inbox(), "nextId": 100}, ("messages",), {"messages": "subject"}),
+    "notes": AppModel({"notes": list(notes_suite.SHORT)}, ("notes",), {"notes": "title"},
+                      home=tid("new-note"), back=(tid("back"),)),
+    "contacts": AppModel({"contacts": list(contacts_suite.SHORT)}, ("contacts",), {"contacts": "name"},
+                         home=tid("add-contact"), back=(tid("back"), tid("cancel-edit"))),
+    "mail": AppModel({"messages": mail_suite.inbox(), "nextId": 100}, ("messages",), {"messages": "subject"},
+                     home=tid("compose"), back=(tid("back"),)),
     "shop": AppModel({"products": list(shop_suite.CATALOGUE), "cart": [], "orders": [], "lastSearch": "",
-                      "nextOrder": 1001}, ("cart", "orders"), {"products": "name"}),
+                      "nextOrder": 1001}, ("cart", "orders"), {"products": "name"},
+                     home=tid("search"), back=("#home-link",)),
 }
 
 #: Functions that show a value a long-horizon task asks the agent to remember: where the page shows it.
@@ -399,6 +405,18 @@ def compare_state(expected: Mapping[str, Any], actual: Mapping[str, Any], keys: 
 
 # --- runnable tasks ----------------------------------------------------------------------------------
 
+def main_screen(q: DomQuery, app: str) -> Iterator[Action]:
+    """Back to the app's main screen, where the next call's move starts (a no-op on the web's split views)."""
+    model = app_model(app)
+    for _ in range(4):
+        if model.home is None or q.center(model.home) is not None:
+            return
+        way = next((selector for selector in model.back if q.center(selector) is not None), None)
+        if way is None:
+            return
+        yield from tap(q, way)
+
+
 def switch_app(q: DomQuery, app: str) -> Iterator[Action]:
     """Go home and open `app` from the launcher."""
     yield PressHome()
@@ -445,6 +463,7 @@ def sandbox_task(task: SynthTask) -> SandboxTask:
             if call.app != app:
                 yield from switch_app(q, call.app)
                 app = call.app
+            yield from main_screen(q, app)
             yield from move(q, call.params)
             if memory and call.key == memory["source"]:
                 yield from _remember(q, call.key, memory)

@@ -393,9 +393,11 @@ class Collector:
             trajectory = read_episode(directory)
             if "trace" not in trajectory.verdicts:
                 try:
+                    _prepare(_task_from_dict(job.task))  # its checker, for the program judge
                     trajectory = verify_stored(directory, self._judges())
                 except (StoreError, ValueError, RuntimeError) as exc:
                     errors.append(f"{job.episode_id}: verification failed: {type(exc).__name__}: {exc}")
+                    self.console.print(f"[red]could not verify {job.episode_id}:[/red] {type(exc).__name__}: {exc}")
             trajectories.append(trajectory)
         return trajectories, errors
 
@@ -442,28 +444,30 @@ class RoundStats:
         return cls(**{f.name: data[f.name] for f in fields(cls)})
 
 
+#: The summary table's columns (short headers: it should fit an 80-column terminal).
 STATS_COLUMNS: tuple[tuple[str, Callable[[RoundStats], str]], ...] = (
     ("round", lambda s: str(s.round)),
-    ("proposed", lambda s: str(s.proposed)),
-    ("accepted", lambda s: str(s.accepted)),
-    ("executable", lambda s: str(s.executable)),
-    ("verified ✓", lambda s: str(s.verified_success)),
-    ("invalid", lambda s: str(s.failed_invalid)),
-    ("agent err", lambda s: str(s.failed_agent)),
+    ("prop.", lambda s: str(s.proposed)),
+    ("acc.", lambda s: str(s.accepted)),
+    ("exec.", lambda s: str(s.executable)),
+    ("✓", lambda s: str(s.verified_success)),
+    ("inval.", lambda s: str(s.failed_invalid)),
+    ("agent", lambda s: str(s.failed_agent)),
     ("other", lambda s: str(s.failed_other)),
-    ("acceptance", lambda s: f"{s.acceptance_rate:.0%}"),
-    ("learned", lambda s: str(s.learned)),
-    ("episodes", lambda s: str(s.episodes) + (f" (+{s.skipped} done)" if s.skipped else "")),
+    ("rate", lambda s: f"{s.acceptance_rate:.0%}"),
+    ("learn", lambda s: str(s.learned)),
+    ("eps", lambda s: str(s.episodes) + (f"+{s.skipped}" if s.skipped else "")),
     ("ep/min", lambda s: f"{s.episodes_per_min:.1f}"),
-    ("seconds", lambda s: f"{s.seconds:.0f}"),
+    ("s", lambda s: f"{s.seconds:.0f}"),
 )
 
 
 def stats_table(stats: Iterable[RoundStats], title: str = "closed loop") -> Table:
     """The per-round summary table."""
-    table = Table(title=title)
+    table = Table(title=title, caption="prop./acc./exec.: tasks proposed, accepted by the gate, executable; ✓: verified "
+                                       "successful; rate: executable/proposed; eps: episodes run (+ done before)")
     for name, _ in STATS_COLUMNS:
-        table.add_column(name, justify="right")
+        table.add_column(name, justify="right", no_wrap=True)
     for s in stats:
         table.add_row(*(cell(s) for _, cell in STATS_COLUMNS))
     return table

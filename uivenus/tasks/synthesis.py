@@ -281,16 +281,17 @@ class MemoryScenario:
     """A value shown in one app that a task asks the agent to carry into another: where it is shown, the
     state that shows it, and how to ask for it to be used by each function that can take it."""
 
-    source: str  # the call that shows the value, e.g. "mail.read_message"
+    source: str  # the function that shows the value, e.g. "mail.read_message"
+    opens: Mapping[str, Any]  # its parameters: which record shows the value
     what: str  # what the value is, in words
-    record: str  # the record the source call opens
     setup: Callable[[str], Mapping[str, Any]]  # the source app's state showing `value`
     sinks: Mapping[str, tuple[str, tuple[str, ...]]]  # function -> (the parameter that takes the value, phrasings)
 
 
 MEMORY_SCENARIOS: tuple[MemoryScenario, ...] = (
     MemoryScenario(
-        source="mail.read_message", what="Nimbus verification code", record=mail_suite.code_message("0")["subject"],
+        source="mail.read_message", opens=MappingProxyType({"message": mail_suite.code_message("0")["subject"]}),
+        what="Nimbus verification code",
         setup=lambda code: {"messages": mail_suite.inbox(code=code), "nextId": 100},
         sinks=MappingProxyType({"settings.set_device_name": ("device_name", (
             "Find the verification code Nimbus emailed me and set it as this device's name in Settings.",
@@ -407,10 +408,10 @@ class TemplateSynthesizer:
         param, phrasings = scenario.sinks[sink_key]
         first = rng.randrange(len(phrasings))  # the value is not in the words: vary them instead
         phrasings = phrasings[first:] + phrasings[:first]
-        source = FunctionCall(*scenario.source.split("."), {"message": scenario.record})
+        source = FunctionCall(*scenario.source.split("."), scenario.opens)
         sink = FunctionCall(*sink_key.split("."), {param: code})
-        for call, state in ((source, setup), (sink, app_model(sink.app).defaults or {})):
-            if (problem := call_problem(catalog, call, [source, sink], state)) is not None:
+        for call, before, state in ((source, [], setup), (sink, [source], app_model(sink.app).defaults or {})):
+            if (problem := call_problem(catalog, call, before, state)) is not None:
                 return Dropped(problem, {"function": call.key})
             try:
                 apply_call(state, call)

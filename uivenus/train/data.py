@@ -22,7 +22,7 @@ import json
 import logging
 import math
 import random
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -42,7 +42,7 @@ from uivenus.agent.conversation import Turn, build_messages, grounding_messages
 from uivenus.agent.loop import LoopConfig
 from uivenus.agent.policies.base import Message
 from uivenus.agent.policies.transformers_local import to_chat
-from uivenus.agent.prompts import navigation_prompt
+from uivenus.agent.prompts import captcha_system_prompt, navigation_prompt
 from uivenus.records import Step
 from uivenus.train.config import ConfigError, call_with_options
 from uivenus.train.spans import TokenSpans, annotate, token_offsets
@@ -56,7 +56,7 @@ __all__ = [
     "BOX_FORMATS", "Batch", "ChatSample", "DataError", "Domain", "Encoded", "IGNORE_INDEX", "PromptInputs", "SOURCES",
     "SampleRef",
     "SampleStream", "SampleTooLongError", "Samples", "SourceSpec", "TemplateError", "VerdictPolicy",
-    "capture_captcha_screens", "captcha_samples", "chat_template_kwargs", "collate", "converted_samples",
+    "captcha_samples", "chat_template_kwargs", "collate", "converted_samples",
     "encode", "encode_completion", "encode_prompt", "grounding_samples", "parquet_samples", "samples_from_spec",
     "trajectory_samples", "verdict_outcome",
 ]
@@ -64,7 +64,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 IGNORE_INDEX = -100  # label of a position that carries no loss (what transformers' losses skip)
-CAPTCHA_SCREENS = "screens"
 
 
 class DataError(ValueError):
@@ -503,33 +502,7 @@ def grounding_samples(annotations: Path, images: Path | None = None, frame_kind:
 
 # --- CAPTCHA ------------------------------------------------------------------------------------
 
-def capture_captcha_screens(data_dir: Path, *, envs: Mapping[str, Any] | None = None, progress: bool = False) -> Path:
-    """Open every instance of a CAPTCHA directory in Chromium and save what an agent first sees, as
-    `screens/<id>.png` (the screenshots `captcha_samples` trains on); returns the screens folder.
-
-    `envs` maps a layout ("desktop", "phone") to a browser env to reuse; other layouts get one opened here.
-    """
-    from contextlib import ExitStack
-
-    from uivenus.envs.browser import BrowserEnv
-    from uivenus.synth.captcha import CaptchaSite, browser_config, load_captchas
-
-    data_dir = Path(data_dir)
-    out = data_dir / CAPTCHA_SCREENS
-    out.mkdir(exist_ok=True)
-    instances = load_captchas(data_dir)
-    with ExitStack() as stack:
-        site = stack.enter_context(CaptchaSite(data_dir))
-        live = dict(envs or {})
-        for instance in _progress(instances, progress, "CAPTCHA screens"):
-            if instance.layout not in live:
-                live[instance.layout] = stack.enter_context(BrowserEnv(browser_config(instance)))
-            live[instance.layout].reset(site.task(instance)).screenshot.save(out / f"{instance.id}.png")
-    return out
-
-
 def _captcha_sample(instance: Any, screen: Path) -> ChatSample:
-    from uivenus.evals.captcha import captcha_system_prompt
     from uivenus.synth.captcha import LEVELS
 
     screenshot = _load_rgb(screen)
@@ -548,19 +521,20 @@ def captcha_samples(data_dir: Path, screens: Path | None = None) -> Samples:
     """Each CAPTCHA instance's first screen and its verified solution, written as comma-separated actions in the
     relative frame (`<action>Click(point=(…)), Click(point=(…))</action>`), with the harness's system prompt.
 
-    The screenshots come from `capture_captcha_screens(data_dir)` (`screens/<id>.png`); generation writes none.
+    The screenshots come from `uivenus.synth.captcha.capture_captcha_screens(data_dir)` (`screens/<id>.png`);
+    generation writes none.
     """
-    from uivenus.synth.captcha import load_captchas
+    from uivenus.synth.captcha import SCREENS_DIR, load_captchas
 
     data_dir = Path(data_dir)
-    screens = Path(screens) if screens else data_dir / CAPTCHA_SCREENS
+    screens = Path(screens) if screens else data_dir / SCREENS_DIR
 
     def refs() -> Iterator[SampleRef]:
         for instance in load_captchas(data_dir):
             screen = screens / f"{instance.id}.png"
             if not screen.is_file():
                 raise DataError(f"{screen} is missing; capture the first screens with "
-                                f"uivenus.train.data.capture_captcha_screens({str(data_dir)!r})")
+                                f"uivenus.synth.captcha.capture_captcha_screens({str(data_dir)!r})")
             yield functools.partial(_captcha_sample, instance, screen)
 
     return Samples(f"captcha:{data_dir}", refs)
@@ -875,14 +849,6 @@ def _shuffled(refs: Iterator[SampleRef], rng: random.Random, buffer: int) -> Ite
         pool[j] = ref
     rng.shuffle(pool)
     yield from pool
-
-
-def _progress(items: Sequence[Any], show: bool, label: str) -> Iterable[Any]:
-    if not show:
-        return items
-    from rich.progress import track
-
-    return track(items, description=label)
 
 
 class SampleStream:

@@ -13,9 +13,9 @@ WebJudge's recipe, with ZeroGUI's rule on final states:
    voice) with its own confidence, under the chosen rule (`aggregate`); the final state decides, so success later
    undone is failure.
 5. Outcome: the vote says success → SUCCESS; nobody voted (all abstained) → UNKNOWN (never success); otherwise
-   (failure, or voters split without a winner) → PARTIAL when at least `partial_at` of the checkable key points
-   show on the final screen (or, when none is checkable, of the steps are labelled correct) and some step was
-   correct, else FAILED.
+   (failure, or voters split without a winner) → PARTIAL when the key-point progress reaches `partial_at`
+   (`key_point_progress`: how much of each key point the final screen newly shows; when text can check no key
+   point, the share of steps labelled correct) and some step was correct, else FAILED.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from uivenus.records import Trajectory
 from uivenus.store import read_episode, screenshot, write_verdicts
 from uivenus.verify.base import Evidence, Judge, StepLabel, TraceOutcome, Verdict, VerifyError
 from uivenus.verify.judges import PointStatus, _checkable, _found_in, _ocr_lines, _point_status
-from uivenus.verify.keypoints import extract_key_points, key_point_texts, parse_key_point
+from uivenus.verify.keypoints import KeyPointKind, extract_key_points, key_point_texts, parse_key_point
 from uivenus.verify.step import (
     SCREEN_TEXT_KEY, LabelledStep, label_trajectory, load_screens, screen_changes, step_history_line,
 )
@@ -50,8 +50,6 @@ KEEP_SCORE = 3
 BIG_CHANGE = 0.05
 #: Trace outcome PARTIAL needs at least this share of progress.
 PARTIAL_AT = 0.5
-#: Partial credit per key-point status on the final screen.
-_PROGRESS = {PointStatus.SATISFIED: 1.0, PointStatus.PARTIAL: 0.5}
 
 
 # --- screen texts and key screenshots -----------------------------------------------------------
@@ -161,17 +159,36 @@ def build_evidence(trajectory: Trajectory, episode_dir: str | Path, *, k: int = 
     )
 
 
+def _point_credit(text: str, screens: Sequence[Sequence[str]]) -> float | None:
+    """How far one key point shows as done on the final screen, 0–1; None when text cannot tell.
+
+    Switches and removals count only when satisfied (a thing still there is not partly deleted); other points earn
+    the share of their literals that the final screen shows and the first screen did not (a name that was on the
+    screen all along proves no progress)."""
+    point = parse_key_point(text)
+    if point.kind is KeyPointKind.SORT_FILTER:
+        return None
+    if point.toggles or point.kind is KeyPointKind.REMOVAL:
+        status = _point_status(point, screens)[0]
+        if status is PointStatus.UNDETERMINED:
+            return None
+        return 1.0 if status is PointStatus.SATISFIED else 0.0
+    first, final = screens[0], screens[-1]
+    informative = [lit for lit in point.literals
+                   if _checkable(lit) and not (len(screens) > 1 and _found_in(lit, first))]
+    if not informative:
+        return None
+    return sum(1 for lit in informative if _found_in(lit, final)) / len(informative)
+
+
 def key_point_progress(key_points: Sequence[str], texts: Sequence[str | None]) -> float | None:
-    """Share of the checkable key points that show on the last of `texts` (the kept screens' texts, the final one
-    last; partly shown counts half); None when no text is known or no key point can be checked by text."""
+    """Mean credit of the key points text can check (`_point_credit`) over `texts`, the kept screens' texts with
+    the first screen first and the final one last; None when a text is missing or no key point can be checked."""
     if not texts or any(t is None for t in texts):
         return None
     screens = [(text or "").splitlines() for text in texts]
-    statuses = [_point_status(parse_key_point(p), screens)[0] for p in key_points]
-    decided = [s for s in statuses if s is not PointStatus.UNDETERMINED]
-    if not decided:
-        return None
-    return sum(_PROGRESS.get(s, 0.0) for s in decided) / len(decided)
+    credits = [c for c in (_point_credit(p, screens) for p in key_points) if c is not None]
+    return sum(credits) / len(credits) if credits else None
 
 
 # --- the verdict ----------------------------------------------------------------------------------

@@ -1,0 +1,178 @@
+"""The pipeline: a round killed mid-way resumes without redoing finished episodes, and `tasks run` / `tasks loop`
+collect, verify, summarise and resume through the CLI — all on sandbox apps in real Chromium with the oracle."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from uivenus.cli.tasks_run import loop, run
+from uivenus.store import EPISODE_FILE, LABELS_FILE, STEPS_FILE, read_run
+from uivenus.tasks.catalog import Catalog, FunctionCall, bundled_docs, catalog_from_docs
+from uivenus.tasks.executors import SerialExecutor
+from uivenus.tasks.functions import app_model
+from uivenus.tasks.gate import Gate
+from uivenus.tasks.pipeline import PLAN_FILE, STATS_FILE, Pipeline, RoundStats, episode_id
+from uivenus.tasks.spec import SynthTask, TaskKind, write_tasks
+from uivenus.tasks.synthesis import Synthesis, build_task, compose, phrase_call
+
+APPS = ("settings", "notes", "contacts")
+
+
+def _catalog() -> Catalog:
+    catalog = Catalog()
+    for app in APPS:
+        catalog.merge(catalog_from_docs(bundled_docs(app)))
+    return catalog
+
+
+def make(catalog: Catalog, key: str, **params: object) -> SynthTask:
+    app, name = key.split(".")
+    call = FunctionCall(app, name, params)
+    return build_task([call], compose([phrase_call(catalog.function(key), call)]), TaskKind.SINGLE,
+                      app_model(app).setup, {"synthesizer": "test"})
+
+
+class FixedSynthesizer:
+    """Proposes the given tasks."""
+
+    name = "fixed"
+
+    def __init__(self, tasks: Sequence[SynthTask]) -> None:
+        self.tasks = tuple(tasks)
+
+    def synthesize(self, catalog: Catalog, n: int) -> Synthesis:
+        return Synthesis(self.tasks[:n])
+
+
+#: A pipeline round in a process of its own, proposing the tasks of a JSONL file.
+ROUND_SCRIPT = textwrap.dedent("""
+    import sys
+    from uivenus.tasks.catalog import Catalog, bundled_docs, catalog_from_docs
+    from uivenus.tasks.executors import SerialExecutor
+    from uivenus.tasks.gate import Gate
+    from uivenus.tasks.spec import read_tasks
+    from uivenus.tasks.synthesis import Synthesis
+    from uivenus.tasks.pipeline import Pipeline
+
+    class Fixed:
+        name = "fixed"
+        def synthesize(self, catalog, n):
+            return Synthesis(tuple(read_tasks(sys.argv[1]))[:n])
+
+    catalog = Catalog()
+    for app in ("settings", "notes", "contacts"):
+        catalog.merge(catalog_from_docs(bundled_docs(app)))
+    with SerialExecutor() as executor:
+        Pipeline(catalog, Fixed(), Gate(catalog), executor, "oracle", sys.argv[2], "killed", progress=False).round(3)
+""")
+
+
+def _fingerprint(path: Path) -> tuple[int, int]:
+    stat = path.stat()
+    return stat.st_ino, stat.st_mtime_ns
+
+
+def test_a_pipeline_killed_mid_round_resumes_without_redoing_finished_episodes(tmp_path: Path) -> None:
+    catalog = _catalog()
+    tasks = [make(catalog, "settings.set_toggle", which="bluetooth", value="off"),
+             make(catalog, "notes.create_note", title="Garden jobs", body="Buy flour and yeast"),
+             make(catalog, "contacts.favorite_contact", contact="Farah Haddad")]
+    write_tasks(tmp_path / "tasks.jsonl", tasks)
+    (tmp_path / "round.py").write_text(ROUND_SCRIPT)
+    store, run_dir = tmp_path / "store", tmp_path / "store" / "killed"
+    process = subprocess.Popen([sys.executable, str(tmp_path / "round.py"), str(tmp_path / "tasks.jsonl"), str(store)],
+                               start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 120
+    try:
+        while not list(run_dir.glob(f"*/{EPISODE_FILE}")):
+            assert process.poll() is None, process.stdout.read().decode()[-2000:]
+            assert time.monotonic() < deadline, "no episode finished within 120 s"
+            time.sleep(0.1)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)  # the pipeline, its Playwright driver, everything in its session
+        process.wait()
+    finished = {p.parent.name for p in run_dir.glob(f"*/{EPISODE_FILE}")}
+    verified = {name for name in finished
+                if "trace" in json.loads((run_dir / name / EPISODE_FILE).read_text())["verdicts"]}
+    before = {name: {f.relative_to(run_dir / name): _fingerprint(f) for f in (run_dir / name).rglob("*")}
+              for name in finished}
+    assert 1 <= len(finished) < len(tasks)
+    assert (run_dir / "pipeline" / "round-001" / PLAN_FILE).exists()
+    assert not (run_dir / "pipeline" / "round-001" / STATS_FILE).exists()
+
+    others = [make(catalog, "notes.pin_note", note="Groceries")]  # a restarted round must not propose anew
+    with SerialExecutor() as executor:
+        stats = Pipeline(_catalog(), FixedSynthesizer(others), Gate(_catalog()), executor, "oracle", store, "killed",
+                         progress=False).round(3)
+    assert stats.round == 1 and stats.skipped == len(finished) and stats.episodes == len(tasks) - len(finished)
+    assert (stats.proposed, stats.accepted, stats.verified_success) == (3, 3, 3)
+    episodes = {t.metadata["episode_id"]: t for t in read_run(run_dir)}
+    assert set(episodes) == {episode_id(t.spec, "oracle") for t in tasks}  # complete, and nothing else
+    assert all(t.complete and t.verdicts["trace"]["outcome"] == "success" for t in episodes.values())
+    assert all("resumes" not in t.metadata for t in episodes.values())  # unfinished ones were restarted cleanly
+    for name, files in before.items():  # finished episodes were not redone
+        for relative, fingerprint in files.items():
+            if relative in (Path(EPISODE_FILE), Path(LABELS_FILE)) and name not in verified:
+                continue  # finished just before the kill, verified after the restart
+            assert _fingerprint(run_dir / name / relative) == fingerprint, (name, relative)
+        assert _fingerprint(run_dir / name / STEPS_FILE) == files[Path(STEPS_FILE)]
+    saved = RoundStats.from_dict(json.loads((run_dir / "pipeline" / "round-001" / STATS_FILE).read_text()))
+    assert saved == stats
+
+
+@pytest.fixture
+def cli() -> typer.Typer:
+    app = typer.Typer()
+    app.command("run")(run)
+    app.command("loop")(loop)
+    return app
+
+
+def test_tasks_run_collects_classifies_learns_and_resumes(cli: typer.Typer, tmp_path: Path) -> None:
+    catalog = _catalog()
+    catalog.save(tmp_path / "catalog.json")
+    write_tasks(tmp_path / "tasks.jsonl", [make(catalog, "settings.set_toggle", which="dark_mode", value="off"),
+                                           make(catalog, "contacts.add_contact", name="Omar Haddad", phone="555-01")])
+    args = ["run", "--tasks", str(tmp_path / "tasks.jsonl"), "--policy", "oracle", "--executor", "serial",
+            "--store", str(tmp_path / "runs"), "--catalog", str(tmp_path / "catalog.json")]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert "task_invalid" in result.output and "reference_failed" in result.output
+    assert "digits_between" in result.output  # the catalog's diff: the constraint it learned
+    (constraint,) = Catalog.load(tmp_path / "catalog.json").constraints("contacts.add_contact")
+    assert constraint.param == "phone"
+    trajectories = read_run(tmp_path / "runs" / "tasks-oracle")
+    assert sorted(t.verdicts["trace"]["outcome"] == "success" for t in trajectories) == [False, True]
+    again = CliRunner().invoke(cli, args)  # everything is done: nothing runs again
+    assert again.exit_code == 0, again.output
+    row = next(line for line in again.output.splitlines() if line.count("│") > 5)
+    cells = [c.strip() for c in row.split("│")[1:-1]]
+    assert cells[:4] == ["2", "0", "2", "1"]  # tasks, collected, already done, verified
+
+
+def test_tasks_loop_runs_rounds_prints_the_summary_and_resumes(cli: typer.Typer, tmp_path: Path) -> None:
+    _catalog().save(tmp_path / "catalog.json")
+    args = ["loop", "--catalog", str(tmp_path / "catalog.json"), "--rounds", "2", "--n", "1", "--kinds", "single",
+            "--functions", "settings.set_toggle", "--executor", "serial", "--store", str(tmp_path / "runs"),
+            "--run-id", "loop"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    stats = [json.loads((tmp_path / "runs" / "loop" / "pipeline" / f"round-00{i}" / STATS_FILE).read_text())
+             for i in (1, 2)]
+    assert [s["round"] for s in stats] == [1, 2] and all(s["verified_success"] == s["accepted"] == 1 for s in stats)
+    assert "round 2: 1 proposed, 1 accepted, 1 verified" in " ".join(result.output.split())
+    assert len(read_run(tmp_path / "runs" / "loop")) == 2  # the rounds proposed different tasks
+    again = CliRunner().invoke(cli, args)
+    assert again.exit_code == 0 and "finished before" in again.output and "round 1:" not in again.output

@@ -1,0 +1,100 @@
+"""`uivenus train sft|rl|mopd|recipe --config FILE [key=value ...]`: the training stages and the miniature recipe.
+
+Every stage writes metrics.jsonl and TensorBoard logs into its out_dir (with a rich progress bar); the commands
+also plot the curves to `<out_dir>/curves.png`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+app = typer.Typer(help="Train: Stage I (sft), Stage II (rl), Stage III (mopd), or the whole miniature recipe.",
+                  no_args_is_help=True)
+console = Console()
+
+ConfigOption = Annotated[Path, typer.Option("--config", exists=True, dir_okay=False, help="YAML config file.")]
+Overrides = Annotated[list[str] | None, typer.Argument(help="key=value overrides, e.g. max_steps=50 lr=1e-4.")]
+
+
+def _load(config: Path, cls: type, overrides: list[str] | None) -> Any:
+    from uivenus.train.config import ConfigError, load_config
+
+    try:
+        return load_config(config, cls, overrides or [])
+    except (ConfigError, ValueError) as exc:
+        console.print(f"[red]config error:[/red] {exc}")
+        raise typer.Exit(2) from None
+
+
+def _stage(config: Any, train: Callable[[Any], Path]) -> None:
+    from uivenus.train.plots import PlotError, plot_metrics
+    from uivenus.train.trainer import METRICS, TrainError
+
+    try:
+        final = train(config)
+    except TrainError as exc:
+        console.print(f"[red]training failed:[/red] {exc}")
+        raise typer.Exit(1) from None
+    try:
+        plot = plot_metrics(config.out_dir / METRICS, config.out_dir / "curves.png", title=str(config.out_dir))
+        console.print(f"curves: {plot}")
+    except PlotError as exc:
+        console.print(f"[yellow]no curves plotted:[/yellow] {exc}")
+    console.print(f"metrics: {config.out_dir / METRICS}  tensorboard: {config.out_dir / 'tensorboard'}")
+    console.print(f"[bold green]final model:[/bold green] {final}")
+
+
+@app.command("sft")
+def sft(config: ConfigOption, overrides: Overrides = None) -> None:
+    """Stage I: supervised training on trajectories, grounding and CAPTCHA samples."""
+    from uivenus.train.sft import SFTConfig, train_sft
+
+    _stage(_load(config, SFTConfig, overrides), train_sft)
+
+
+@app.command("rl")
+def rl(config: ConfigOption, overrides: Overrides = None) -> None:
+    """Stage II: step-level RL for one domain's expert."""
+    from uivenus.train.rl import RLConfig, train_rl
+
+    _stage(_load(config, RLConfig, overrides), train_rl)
+
+
+@app.command("mopd")
+def mopd(config: ConfigOption, overrides: Overrides = None) -> None:
+    """Stage III: multi-teacher on-policy distillation of the experts into one student."""
+    from uivenus.train.mopd import MOPDConfig, train_mopd
+
+    _stage(_load(config, MOPDConfig, overrides), train_mopd)
+
+
+@app.command("recipe")
+def recipe(config: ConfigOption, overrides: Overrides = None) -> None:
+    """The miniature recipe: every stage, both baselines, held-out evaluation, and the comparison table."""
+    from uivenus.train.recipe import MODELS, RESULTS_FILE, RecipeConfig, run_recipe
+    from uivenus.train.trainer import TrainError
+
+    settings = _load(config, RecipeConfig, overrides)
+    try:
+        result = run_recipe(settings, log=lambda line: console.print(f"[bold]{line}[/bold]"))
+    except TrainError as exc:
+        console.print(f"[red]recipe failed:[/red] {exc}")
+        raise typer.Exit(1) from None
+    table = Table(title="Miniature recipe: held-out scores")
+    for column in ("model", "grounding accuracy", "CAPTCHA Pass@1", "seconds"):
+        table.add_column(column)
+    for name in MODELS:
+        row = result.scores[name]
+        table.add_row(name, f"{row['grounding_accuracy']:.3f} (n={int(row['grounding_n'])})",
+                      f"{row['captcha_pass_at_1']:.3f} (n={int(row['captcha_n'])})",
+                      f"{result.seconds.get(name, 0.0):.0f} train + {result.seconds[f'eval_{name}']:.0f} eval")
+    console.print(table)
+    console.print(f"results: {result.out_dir / RESULTS_FILE}  curves: {result.out_dir / 'plots'}")
+    if result.shipped:
+        console.print(f"[bold green]shipped the MOPD student to[/bold green] {result.shipped}")
