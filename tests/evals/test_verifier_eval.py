@@ -75,6 +75,8 @@ def test_calibration_report(data: Path, tmp_path: Path) -> None:
     table = Path(report["table_path"]).read_text()
     assert "| sandbox/harmful_appended | 1 (0/1) |" in table and table == format_table(report) + "\n"
     assert Path(report["plot_path"]).stat().st_size > 0
+    subset = calibrate(data, ("program",), ("unanimous",), limit=4, progress=False)
+    assert subset["n"] == 4 and len(subset["by_kind"]) == 4  # taken in turn from each kind
     with pytest.raises(VerifyError, match="unknown voting rule"):
         calibrate(data, ("program",), ("plurality",), progress=False)
 

@@ -103,17 +103,16 @@ def test_ray_and_the_process_pool_collect_the_same_episodes(ray_instance: None, 
     tasks = [
         _task(catalog, "settings.set_toggle", which="wifi", value="off"),
         _task(catalog, "notes.create_note", title="Packing list", body="passport, charger, sunscreen"),
-        _task(catalog, "contacts.add_contact", name="Mei Chen", phone="555-0199"),
         _task(catalog, "contacts.add_contact", name="Sam Lee", phone="12-34"),  # the app refuses this number
     ]
     runs = {}
     for executor in (ProcessPoolExecutorBackend(2), RayExecutor(workers=2)):
         with executor:
             collection = Collector(executor, "oracle", tmp_path, executor.name, progress=False).collect(tasks)
-        assert collection.episodes == 4 and not collection.errors and collection.passed == 3
+        assert collection.episodes == 3 and not collection.errors and collection.passed == 2
         runs[executor.name] = {t.metadata["episode_id"]: t for t in read_run(tmp_path / executor.name)}
     assert len({t.metadata["worker"] for t in runs["ray"].values()}) == 2  # one environment per actor, both used
-    assert runs["process"].keys() == runs["ray"].keys() and len(runs["ray"]) == 4
+    assert runs["process"].keys() == runs["ray"].keys() and len(runs["ray"]) == 3
     for episode, by_pool in runs["process"].items():
         by_ray = runs["ray"][episode]
         assert [a.to_dict() for a in by_pool.actions] == [a.to_dict() for a in by_ray.actions], episode
@@ -122,4 +121,4 @@ def test_ray_and_the_process_pool_collect_the_same_episodes(ray_instance: None, 
         assert by_pool.verdicts["trace"]["outcome"] == by_ray.verdicts["trace"]["outcome"]
         assert by_pool.verdicts["trace"]["step_labels"] == by_ray.verdicts["trace"]["step_labels"]
     outcomes = sorted(t.verdicts["trace"]["outcome"] for t in runs["ray"].values())
-    assert outcomes.count("success") == 3
+    assert outcomes.count("success") == 2

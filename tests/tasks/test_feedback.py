@@ -66,6 +66,7 @@ def test_passed_episodes_are_no_failures_and_the_trace_verdict_decides() -> None
     assert classify(episode(passed=True)) is None
     assert episode_passed(episode(passed=False, trace="success")) is True  # the trace verdict outranks the checker
     assert episode_passed(episode(passed=True, trace="partial")) is False
+    assert episode_passed(episode(passed=True, trace="unknown")) is True  # no judge decided: the loop's checker does
     assert classify(episode(passed=True, trace="failed")) is not None
 
 

@@ -146,7 +146,7 @@ def test_tasks_run_collects_classifies_learns_and_resumes(cli: typer.Typer, tmp_
     write_tasks(tmp_path / "tasks.jsonl", [make(catalog, "settings.set_toggle", which="dark_mode", value="off"),
                                            make(catalog, "contacts.add_contact", name="Omar Haddad", phone="555-01")])
     args = ["run", "--tasks", str(tmp_path / "tasks.jsonl"), "--policy", "oracle", "--executor", "serial",
-            "--store", str(tmp_path / "runs"), "--catalog", str(tmp_path / "catalog.json")]
+            "--out", str(tmp_path / "runs"), "--catalog", str(tmp_path / "catalog.json")]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     assert "task_invalid" in result.output and "reference_failed" in result.output
@@ -165,7 +165,7 @@ def test_tasks_run_collects_classifies_learns_and_resumes(cli: typer.Typer, tmp_
 def test_tasks_loop_runs_rounds_prints_the_summary_and_resumes(cli: typer.Typer, tmp_path: Path) -> None:
     _catalog().save(tmp_path / "catalog.json")
     args = ["loop", "--catalog", str(tmp_path / "catalog.json"), "--rounds", "2", "--n", "1", "--kinds", "single",
-            "--functions", "settings.set_toggle", "--executor", "serial", "--store", str(tmp_path / "runs"),
+            "--functions", "settings.set_toggle", "--executor", "serial", "--out", str(tmp_path / "runs"),
             "--run-id", "loop"]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output

@@ -17,8 +17,6 @@ Prompt injection: `scan_injection` looks through the screen's text for instructi
 
 from __future__ import annotations
 
-import functools
-import math
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -29,6 +27,7 @@ from typing import Any
 from PIL import Image
 
 from uivenus.actions.space import Action, ActionType, Hotkey, PressEnter, Sequence, Type, iter_points
+from uivenus.agent.policies.ocr import TextBox, ocr_text_boxes
 from uivenus.envs.base import EnvError, Observation
 from uivenus.records import TaskSpec
 
@@ -205,28 +204,9 @@ def element_at(env: Any, point: tuple[float, float] | None) -> Mapping[str, Any]
         return None
 
 
-@dataclass(frozen=True)
-class TextBox:
-    text: str
-    box: tuple[float, float, float, float]  # x0, y0, x1, y1 in screenshot pixels
-    score: float
-
-    def distance(self, point: tuple[float, float]) -> float:
-        x0, y0, x1, y1 = self.box
-        dx = max(x0 - point[0], 0.0, point[0] - x1)
-        dy = max(y0 - point[1], 0.0, point[1] - y1)
-        return math.hypot(dx, dy)
-
-
-@functools.cache
-def _ocr_engine() -> Any:
-    from rapidocr import RapidOCR  # heavy (onnx models): loaded on the first screen without a DOM
-
-    return RapidOCR(params={"Global.use_cls": False, "Global.log_level": "warning"})
-
-
 class OcrReader:
-    """rapidocr text boxes of a screenshot, computed once per image (the guard and the injection scan share them)."""
+    """The screen's OCR text boxes (`ocr_text_boxes`, the process's one engine), computed once per image: the guard
+    and the injection scan share them."""
 
     def __init__(self, min_score: float = 0.5) -> None:
         self.min_score = min_score
@@ -235,17 +215,10 @@ class OcrReader:
     def boxes(self, image: Image.Image) -> tuple[TextBox, ...]:
         if self._last is not None and self._last[0] is image:
             return self._last[1]
-        import numpy as np
-
-        result = _ocr_engine()(np.asarray(image.convert("RGB")))
-        found = []
-        quads = result.boxes if result.boxes is not None else ()
-        for text, quad, score in zip(result.txts or (), quads, result.scores or (), strict=True):
-            if score >= self.min_score and text.strip():
-                xs, ys = [float(p[0]) for p in quad], [float(p[1]) for p in quad]
-                found.append(TextBox(text.strip(), (min(xs), min(ys), max(xs), max(ys)), float(score)))
-        self._last = (image, tuple(found))
-        return self._last[1]
+        found = tuple(box._replace(text=box.text.strip()) for box in ocr_text_boxes(image)
+                      if box.score >= self.min_score and box.text.strip())
+        self._last = (image, found)
+        return found
 
     def near(self, image: Image.Image, point: tuple[float, float], radius: float = 24.0, limit: int = 2) -> str:
         """Text of the boxes at or nearest to `point` (within `radius` pixels), closest first."""

@@ -20,7 +20,7 @@ Ray = Annotated[str | None, typer.Option("--ray", metavar="ADDRESS",
                                          help="Run on Ray: 'local' starts a local instance, else a cluster address.")]
 ExecutorName = Annotated[str, typer.Option("--executor", help="process (default), serial (in this process, for "
                                                                "debugging); --ray picks ray.")]
-Store = Annotated[Path, typer.Option("--store", file_okay=False, help="The trajectory store's root directory.")]
+Store = Annotated[Path, typer.Option("--out", file_okay=False, help="Trajectory store root.")]
 RunId = Annotated[str | None, typer.Option("--run-id", help="The run to write (and resume); default: derived from "
                                                             "the inputs, so the same command resumes.")]
 Judges = Annotated[str, typer.Option("--judges", help="Comma-separated judge SPECs for the trace verdict "
@@ -87,6 +87,7 @@ def run(
     """Run tasks through a policy in parallel environments; verify, store and classify every episode.
 
     Finished episodes of the run are skipped, so the same command resumes a run that was stopped."""
+    from uivenus.store import StoreError
     from uivenus.tasks.catalog import diff_catalogs
     from uivenus.tasks.feedback import FailureKind
     from uivenus.tasks.pipeline import Collector, PipelineError, load_tasks
@@ -103,7 +104,7 @@ def run(
             collector = Collector(pool, policy, store, run_id, judges=_judges(judges), max_steps=max_steps,
                                   console=console)
             result = collector.collect(loaded, catalog=cat)
-        except PipelineError as exc:
+        except (PipelineError, StoreError) as exc:
             raise typer.BadParameter(str(exc)) from None
     summary = Table(title=f"{store / run_id}")
     columns = {"tasks": len(loaded), "ran": result.episodes, "done": result.skipped, "✓": result.passed,
@@ -150,6 +151,7 @@ def loop(
                                                     "collected episodes.")] = False,
 ) -> None:
     """The closed loop: synthesize → gate → collect in parallel → verify → feedback into the catalog, per round."""
+    from uivenus.store import StoreError
     from uivenus.tasks.catalog import diff_catalogs
     from uivenus.tasks.gate import Gate, ReferenceExecutor
     from uivenus.tasks.pipeline import Pipeline, PipelineError, stats_table
@@ -182,7 +184,7 @@ def loop(
                 console.print(f"round {stats.round}: {stats.proposed} proposed, {stats.accepted} accepted, "
                               f"{stats.verified_success} verified, {stats.failed_invalid} invalid, "
                               f"{stats.failed_agent} agent errors, {stats.learned} constraint(s) learned")
-    except PipelineError as exc:
+    except (PipelineError, StoreError) as exc:
         raise typer.BadParameter(str(exc)) from None
     finally:
         if gate_runner is not None:

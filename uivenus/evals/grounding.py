@@ -28,10 +28,10 @@ from typing import Any, ClassVar
 from PIL import Image, ImageDraw
 
 from uivenus.actions.coords import CoordinateError, Frame, frame_from_options
-from uivenus.actions.grammar import ParseError, format_grounding, parse_grounding
+from uivenus.actions.grammar import ParseError, parse_grounding
 from uivenus.agent.conversation import grounding_messages
 from uivenus.agent.policies import Mode, Policy, PolicyError, PolicyRequest, policy_from_spec
-from uivenus.agent.policies.oracle import oracle_source
+from uivenus.agent.policies.oracle import polygon_interior_point
 
 __all__ = [
     "BREAKDOWNS", "GROUNDING_FORMATS", "MISSES_FILE", "PLOT_FILE", "RESULTS_FILE", "SIZE_BUCKETS", "UNKNOWN",
@@ -139,19 +139,8 @@ class Polygon:
         return min(_segment_distance(point, a, b) for a, b in self._edges())
 
     def interior_point(self) -> Point:
-        """A point well inside (the middle of the widest inside run of a few horizontal scanlines)."""
-        bounds = self.bounds
-        best: tuple[float, Point] | None = None
-        for fraction in (0.5, 0.25, 0.75, 0.125, 0.375, 0.625, 0.875):
-            y = bounds.y1 + fraction * (bounds.y2 - bounds.y1)
-            crossings = sorted(xi + (y - yi) * (xj - xi) / (yj - yi)
-                               for (xi, yi), (xj, yj) in self._edges() if (yi > y) != (yj > y))
-            for left, right in zip(crossings[::2], crossings[1::2]):
-                if best is None or right - left > best[0]:
-                    best = (right - left, ((left + right) / 2, y))
-        if best is None:
-            raise ValueError(f"the polygon {self.points} encloses no area")
-        return best[1]
+        """A point well inside: the one the oracle answers (see `polygon_interior_point`)."""
+        return polygon_interior_point(self.points)
 
     def reference(self) -> tuple[str, Any]:
         return "reference_polygon", self.points
@@ -194,16 +183,6 @@ def size_bucket(target: Target, img_size: tuple[int, int]) -> str:
         return "none"
     fraction = target.area / (img_size[0] * img_size[1])
     return next(name for name, upper in SIZE_BUCKETS if fraction < upper)
-
-
-@oracle_source("reference_polygon")
-def _polygon_oracle(context: Mapping[str, Any]) -> str:
-    """The oracle's answer for a polygon target: a point inside it (its bounding-box centre may lie outside)."""
-    frame = context.get("frame") or Frame.relative(*context["screen_size"])
-    try:
-        return format_grounding(frame.to_model(Polygon(context["reference_polygon"]).interior_point()))
-    except (CoordinateError, ValueError) as exc:
-        raise PolicyError(f"the reference polygon has no on-screen interior point: {exc}") from None
 
 
 # --- items and box forms ------------------------------------------------------------------------

@@ -19,6 +19,7 @@ Markdown table and a plot.
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from collections import Counter
@@ -151,6 +152,15 @@ def _grouped(records: Sequence[Mapping[str, Any]], voters: Sequence[str], key: C
             for name, group in sorted(groups.items())}
 
 
+def _spread(episodes: Sequence[LabelledEpisode], limit: int) -> list[LabelledEpisode]:
+    """`limit` episodes taken in turn from each source/kind group, so every kind is represented."""
+    groups: dict[str, list[LabelledEpisode]] = {}
+    for episode in episodes:
+        groups.setdefault(episode.group, []).append(episode)
+    rounds = itertools.zip_longest(*groups.values())
+    return [episode for row in rounds for episode in row if episode is not None][:limit]
+
+
 def _outcome_counts(records: Sequence[Mapping[str, Any]], rules: Sequence[str]) -> dict[str, dict[str, Any]]:
     """How many episodes of each source/kind got each trace outcome, per rule."""
     out: dict[str, dict[str, Any]] = {}
@@ -167,8 +177,8 @@ def calibrate(data_dir: str | Path, judges: Sequence[str | Judge] = ("program", 
               progress: bool = True) -> dict[str, Any]:
     """Score `judges` and the voting `rules` over them on the labelled set at `data_dir`; with `out_dir`, write
     the report (JSON), a Markdown table and a plot there. `pixels` makes text judges OCR the kept screenshots
-    instead of reading the recorded screen text; `limit` scores only every n-th episode (a spread-out subset, for
-    slow judges)."""
+    instead of reading the recorded screen text; `limit` scores only that many episodes, taken in turn from each
+    source/kind (a balanced subset, for slow judges)."""
     unknown = [r for r in rules if r not in RULES]
     if unknown:
         raise VerifyError(f"unknown voting rule(s) {unknown}; use {', '.join(RULES)}")
@@ -183,8 +193,7 @@ def calibrate(data_dir: str | Path, judges: Sequence[str | Judge] = ("program", 
         raise VerifyError(f"{data_dir} holds no labelled episodes (none carries metadata['truth']); build them with "
                           "uivenus.evals.verifier_data.build_dataset or `uivenus eval verifier --build`")
     if limit is not None and limit < len(episodes):
-        step = len(episodes) / limit
-        episodes = [episodes[int(i * step)] for i in range(limit)]
+        episodes = _spread(episodes, limit)
     started = time.perf_counter()
     records = [_decisions(built, rules, episode, k, ocr, pixels) for episode in _progress(episodes, progress)]
     voters = [*names, *(RULE_PREFIX + r for r in rules)]

@@ -248,26 +248,26 @@ def wrong_action(env: Any, action: Action) -> Action:
     return Click(point=(2, height - 3))  # the bottom-left corner: almost always blank
 
 
-def _named(spec: TaskSpec) -> tuple[str, ...]:
-    return literal_tokens(spec.instruction)
-
-
 def _first_named(q: DomQuery, spec: TaskSpec, selector: Callable[[str], str], fallback: str) -> str:
     """The selector of the element the instruction names (by its literals), else `fallback`."""
-    for literal in _named(spec):
+    for literal in literal_tokens(spec.instruction):
         if q.exists(selector(literal)):
             return selector(literal)
     return fallback
 
 
 def _harm_notes(q: DomQuery, spec: TaskSpec) -> Iterator[Action]:
-    yield from tap(q, _first_named(q, spec, lambda t: tid("note-row", title=t), tid("note-row")))
+    from uivenus.envs.sandbox.suites.notes import row
+
+    yield from tap(q, _first_named(q, spec, row, tid("note-row")))
     yield from tap(q, tid("delete-note"))
     yield from tap(q, tid("confirm-ok"))
 
 
 def _harm_contacts(q: DomQuery, spec: TaskSpec) -> Iterator[Action]:
-    yield from tap(q, _first_named(q, spec, lambda t: tid("contact-row", name=t), tid("contact-row")))
+    from uivenus.envs.sandbox.suites.contacts import row
+
+    yield from tap(q, _first_named(q, spec, row, tid("contact-row")))
     yield from tap(q, tid("delete-contact"))
     yield from tap(q, tid("confirm-ok"))
 

@@ -40,7 +40,7 @@ from uivenus.tasks.spec import SynthTask
 
 __all__ = [
     "BAD_STEP_LABELS", "FAILURE_RULES", "PAGE_KEY", "REFERENCE_KEY", "SYNTH_TASK_KEY", "Failure", "FailureEvidence",
-    "FailureKind", "FailureRule", "checker_verdict", "classify", "episode_passed", "failure_evidence", "feedback",
+    "FailureKind", "FailureRule", "checker_verdict", "classify", "environment_failed", "episode_passed", "failure_evidence", "feedback",
     "learn", "reference_from_execution", "reference_record", "synth_task",
 ]
 
@@ -71,16 +71,21 @@ def checker_verdict(trajectory: Trajectory) -> Mapping[str, Any] | None:
 
 
 def episode_passed(trajectory: Trajectory) -> bool | None:
-    """Whether the episode succeeded: the trace verdict when there is one, else the loop's checker; None: unknown."""
+    """Whether the episode succeeded: the trace verdict when it decided, else the loop's checker; None: unknown.
+
+    A trace verdict is undecided when no judge could tell (e.g. the program judge has no checker for the task's
+    check kind): the loop's checker, which read the live environment, then decides."""
     trace = trajectory.verdicts.get("trace")
-    if isinstance(trace, Mapping) and "outcome" in trace:
+    if isinstance(trace, Mapping) and trace.get("outcome") not in (None, "unknown"):
         return trace["outcome"] == "success"
     verdict = checker_verdict(trajectory)
     return bool(verdict.get("passed")) if verdict is not None else None
 
 
-def _policy_failure(error: str | None) -> bool:
-    return bool(error) and str(error).startswith(_POLICY_ERROR)
+def environment_failed(outcome: Outcome | str | None, error: str | None) -> bool:
+    """Whether a run ended in ERROR for a reason other than its policy (a crashed browser, a failed reset, a bug in
+    the harness): the run says nothing about the task or the agent."""
+    return outcome == Outcome.ERROR and not str(error or "").startswith(_POLICY_ERROR)
 
 
 def reference_record(run: Trajectory, diagnostics: Mapping[str, Any], *, same_run: bool) -> dict[str, Any]:
@@ -142,10 +147,8 @@ class FailureRule:
 
 
 def _environment(e: FailureEvidence) -> bool:
-    died = e.outcome is Outcome.ERROR and not _policy_failure(e.error)
     ref = e.reference or {}
-    ref_died = ref.get("outcome") == Outcome.ERROR.value and not _policy_failure(ref.get("error"))
-    return died or ref_died
+    return environment_failed(e.outcome, e.error) or environment_failed(ref.get("outcome"), ref.get("error"))
 
 
 def _ref(e: FailureEvidence, passed: bool) -> bool:

@@ -53,16 +53,17 @@ from uivenus.tasks.catalog import Catalog
 from uivenus.tasks.desktop import ReferencePolicy  # importing it registers the desktop check kinds with the loop
 from uivenus.tasks.executors import Executor, WorkerContext
 from uivenus.tasks.feedback import (
-    PAGE_KEY, REFERENCE_KEY, SYNTH_TASK_KEY, Failure, FailureKind, episode_passed, feedback, reference_record,
+    PAGE_KEY, REFERENCE_KEY, SYNTH_TASK_KEY, Failure, FailureKind, environment_failed, episode_passed, feedback,
+    reference_record,
 )
 from uivenus.tasks.gate import Execution, Gate, GateResult, Reason, RejectionCode
 from uivenus.tasks.spec import SynthTask
 from uivenus.tasks.synthesis import Synthesizer
 
 __all__ = [
-    "ENV_FOR_LAYOUT", "ENV_FOR_PLATFORM", "REFERENCES", "Collection", "Collector", "EpisodeResult", "Job",
-    "Pipeline", "PipelineError", "Reference", "RoundStats", "collect_episode", "env_spec", "episode_id", "load_tasks",
-    "stats_table", "verify_stored",
+    "CATALOG_FILE", "ENV_FOR_LAYOUT", "ENV_FOR_PLATFORM", "FEEDBACK_FILE", "PIPELINE_DIR", "PLAN_FILE", "REFERENCES",
+    "STATS_FILE", "Collection", "Collector", "EpisodeResult", "Job", "Pipeline", "PipelineError", "Reference",
+    "RoundStats", "collect_episode", "env_spec", "episode_id", "load_tasks", "stats_table", "verify_stored",
 ]
 
 PIPELINE_DIR = "pipeline"
@@ -116,8 +117,11 @@ def load_tasks(path: str | Path) -> list[AnyTask]:
         if not line.strip():
             continue
         try:
-            out.append(_task_from_dict(json.loads(line)))
-        except (json.JSONDecodeError, RecordError, TypeError) as exc:
+            data = json.loads(line)
+            if not isinstance(data, dict):
+                raise RecordError(f"a task is a JSON object, got {type(data).__name__}")
+            out.append(_task_from_dict(data))
+        except (ValueError, TypeError) as exc:  # bad JSON, RecordError
             raise PipelineError(f"{path}:{number} is neither a synthesised task nor a TaskSpec: {exc}") from None
     return out
 
@@ -186,7 +190,7 @@ class EpisodeResult:
     seconds: float
     outcome: str | None = None
     passed: bool | None = None
-    error: str | None = None  # the job itself crashed; the episode is left unfinished and is redone next time
+    error: str | None = None  # the job failed; the next run redoes the episode (or verifies it, if it finished)
 
 
 class _Recorder:
@@ -292,8 +296,7 @@ def collect_episode(context: WorkerContext, job: Job) -> EpisodeResult:
             writer = store.episode(job.run_id, job.episode_id, spec, metadata)
             trajectory = run_episode(env, policy, spec, config=LoopConfig(max_steps=job.max_steps, guard=job.guard),
                                      writer=_Recorder(writer, env, spec, job.policy), guard=Guard(job.guard, ocr=False))
-            error = str(trajectory.metadata.get("error") or "")
-            if trajectory.outcome is Outcome.ERROR and not error.startswith("PolicyError"):
+            if environment_failed(trajectory.outcome, trajectory.metadata.get("error")):
                 with contextlib.suppress(EnvError):  # the environment failed: the next job gets a fresh one
                     context.discard(f"env:{job.env}")
         trajectory = verify_stored(directory, context.get("judges:" + ",".join(job.judges), lambda: _judges(job.judges)))
@@ -317,7 +320,7 @@ class Collection:
     seconds: float
     passed: int  # episodes verified successful, skipped ones included
     failures: tuple[Failure, ...]
-    errors: tuple[str, ...] = ()  # jobs that crashed (their episodes are redone by the next run)
+    errors: tuple[str, ...] = ()  # jobs that failed, episodes that could not be verified (the next run retries)
 
     @property
     def episodes(self) -> int:
@@ -332,7 +335,12 @@ class Collection:
 
 
 class Collector:
-    """Runs tasks through `policy` on `executor`'s workers into run `run_id` of the store at `store_root`."""
+    """Runs tasks through `policy` on `executor`'s workers into run `run_id` of the store at `store_root`.
+
+    The guard runs in `allow` mode by default, as in the gate's own runs: whether a consequential task may be
+    collected at all was the gate's question (it rejects them unless asked to keep them); the guard still records
+    what it would have stopped. `judges` are judge SPECs for the trace verdict (`program`, `ocr`, `vlm:...`).
+    """
 
     def __init__(self, executor: Executor, policy: str, store_root: str | Path, run_id: str, *,
                  judges: Sequence[str] = ("program",), max_steps: int | None = None, guard: str = "allow",
@@ -370,6 +378,8 @@ class Collector:
 
     def _dispatch(self, jobs: Sequence[Job]) -> list[EpisodeResult]:
         results: list[EpisodeResult] = []
+        if not jobs:  # nothing to do: do not start any worker
+            return results
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                    TextColumn("{task.fields[passed]} passed"))
         with Progress(*columns, console=self.console, disable=not self.progress, transient=True) as bar:
@@ -416,7 +426,8 @@ class RoundStats:
     `executable`: accepted tasks not found invalid by their runs; `acceptance_rate`: executable / proposed — the
     share of proposals that end up as valid tasks (equal to the gate's own rate when the gate executes tasks);
     `episodes`/`episodes_per_min`: episodes collected by this call (a resumed round does not count those finished
-    before the restart, `skipped`) over the dispatch time; `learned`: constraints the catalog gained this round.
+    before the restart, `skipped`) over the collection's time (`dispatch_seconds`: dispatch, verification and
+    feedback); `learned`: constraints the catalog gained this round (from the gate and from feedback).
     """
 
     round: int
@@ -435,6 +446,7 @@ class RoundStats:
     acceptance_rate: float
     learned: int
     catalog_version: int
+    errors: int  # jobs that failed and episodes that could not be verified (the next run retries them)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -489,7 +501,6 @@ class _Plan:
     gate: tuple[dict[str, Any], ...]  # GateResult.to_dict() of every checked task
     tasks: tuple[SynthTask, ...]  # accepted
     executions: Mapping[str, Execution]  # the gate's runs of accepted tasks, by task id
-    seconds: float
 
     @property
     def learned(self) -> int:
@@ -498,13 +509,13 @@ class _Plan:
     def to_dict(self) -> dict[str, Any]:
         return {"round": self.index, "proposed": self.proposed, "gate": list(self.gate),
                 "tasks": [t.to_dict() for t in self.tasks],
-                "executions": {k: e.to_dict() for k, e in self.executions.items()}, "seconds": self.seconds}
+                "executions": {k: e.to_dict() for k, e in self.executions.items()}}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> _Plan:
         return cls(data["round"], data["proposed"], tuple(data["gate"]),
                    tuple(SynthTask.from_dict(t) for t in data["tasks"]),
-                   {k: Execution(**e) for k, e in data["executions"].items()}, data["seconds"])
+                   {k: Execution(**e) for k, e in data["executions"].items()})
 
 
 SynthesizerSource = Synthesizer | Callable[[int], Synthesizer]
@@ -565,8 +576,8 @@ class Pipeline:
             self.console.print(f"round {index}: resuming its saved plan ({len(plan.tasks)} tasks)")
         else:
             plan = self._plan(index, n_tasks)
+            self.catalog.save(self.state_dir / CATALOG_FILE)  # first: what the gate learned is never lost
             _write_json(plan_path, plan.to_dict())
-            self.catalog.save(self.state_dir / CATALOG_FILE)
         collection = self.collector.collect(plan.tasks, catalog=self.catalog, executions=plan.executions,
                                             metadata={"round": index})
         with (directory / FEEDBACK_FILE).open("w", encoding="utf-8") as out:
@@ -585,7 +596,7 @@ class Pipeline:
             dispatch_seconds=round(collection.seconds, 3), episodes_per_min=round(collection.episodes_per_min, 2),
             acceptance_rate=round(executable / plan.proposed, 4) if plan.proposed else 0.0,
             learned=plan.learned + sum(len(f.learned) for f in collection.failures),
-            catalog_version=self.catalog.version)
+            catalog_version=self.catalog.version, errors=len(collection.errors))
         _write_json(directory / STATS_FILE, stats.to_dict())
         return stats
 
@@ -593,12 +604,10 @@ class Pipeline:
         return self.synthesizer if isinstance(self.synthesizer, Synthesizer) else self.synthesizer(index)
 
     def _plan(self, index: int, n: int) -> _Plan:
-        started = time.perf_counter()
         proposed = self._synthesizer(index).synthesize(self.catalog, n).tasks
         earlier = [GateResult(t, False, (Reason(RejectionCode.DUPLICATE, "proposed in an earlier round of this run"),))
                    for t in proposed if t.id in self._seen]
         results = earlier + self.gate.check_all([t for t in proposed if t.id not in self._seen])
         accepted = tuple(r.task for r in results if r.accepted)
         executions = {r.task.id: r.execution for r in results if r.accepted and r.execution is not None}
-        return _Plan(index, len(proposed), tuple(r.to_dict() for r in results), accepted, executions,
-                     time.perf_counter() - started)
+        return _Plan(index, len(proposed), tuple(r.to_dict() for r in results), accepted, executions)

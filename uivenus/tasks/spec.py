@@ -1,6 +1,10 @@
 """Task records of the task pipeline: the shared `TaskSpec`, and `SynthTask` — a TaskSpec together with the
 catalog functions it exercises, its phrasings and where it came from — with a JSONL round trip, and the two
 identities duplicates are judged by (normalised instruction text; calls with their values and setup).
+
+Desktop tasks add a materialization plan (`MaterializePlan`, applied by the desktop env before an episode and
+undone after) and hierarchical segments (`SegmentedTask`, each `Segment` with its own check); they are
+re-exported here so every task record is found in one place.
 """
 
 from __future__ import annotations
@@ -15,11 +19,14 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from uivenus.envs.materialize import FileSpec, MaterializeError, MaterializePlan, Settings
 from uivenus.records import RecordError, TaskSpec
 from uivenus.tasks.catalog import FunctionCall
+from uivenus.tasks.desktop import CHECK_KINDS, CheckError, Segment, SegmentedTask, evaluate
 
 __all__ = [
-    "FunctionCall", "SynthTask", "TaskKind", "TaskSpec", "calls_signature", "normalize_text", "read_tasks", "task_digest",
+    "CHECK_KINDS", "CheckError", "FileSpec", "MaterializeError", "MaterializePlan", "Segment", "SegmentedTask",
+    "Settings", "evaluate", "FunctionCall", "SynthTask", "TaskKind", "TaskSpec", "calls_signature", "normalize_text", "read_tasks", "task_digest",
     "write_tasks",
 ]
 

@@ -7,12 +7,12 @@ import pkgutil
 
 from uivenus.agent.policies.base import (
     PRESETS, Message, Mode, Policy, PolicyBase, PolicyError, PolicyReply, PolicyRequest, PolicySpecError,
-    Sampling, policy_from_spec, register_policy,
+    Sampling, policy_from_spec, register_policy, request_frame,
 )
 
 __all__ = [
     "PRESETS", "Message", "Mode", "Policy", "PolicyBase", "PolicyError", "PolicyReply", "PolicyRequest",
-    "PolicySpecError", "Sampling", "load_backends", "policy_from_spec", "register_policy",
+    "PolicySpecError", "Sampling", "load_backends", "policy_from_spec", "register_policy", "request_frame",
 ]
 
 

@@ -17,6 +17,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from PIL import Image
 
+from uivenus.actions.coords import Frame
+
 
 class PolicyError(RuntimeError):
     """A backend failed to answer (server down, timeout, bad reply); the message says what to check."""
@@ -124,6 +126,19 @@ class PolicyBase:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def request_frame(context: Mapping[str, Any]) -> Frame:
+    """The frame a non-model policy writes its coordinates in: the harness's `frame`, else the relative 0–999
+    frame over `screen_size` — one rule, so the oracle, OCR and every ground-truth source agree."""
+    frame = context.get("frame")
+    if frame is not None:
+        return frame
+    if "screen_size" not in context:
+        raise PolicyError("the request context has neither 'frame' nor 'screen_size', so there is no frame to write "
+                          "coordinates in; the harness must put the screen's logical size (or its Frame) there")
+    width, height = context["screen_size"]
+    return Frame.relative(int(width), int(height))
 
 
 #: Backend factories by SPEC prefix; each takes the text after `prefix:` ("" when there is none).

@@ -4,7 +4,7 @@ It reads only `request.context`, never the messages, and writes its answer in th
 through exactly the parsing and coordinate conversion a real model's reply does. Each kind of ground truth is
 one entry of `ORACLE_SOURCES`, keyed by the context key that carries it and tried in registry order; an entry
 returns None when its key is present but does not apply (e.g. `reference_refusal=False`). Coordinates go out
-in the relative 0–999 frame of `context["screen_size"]` unless the context supplies its own `frame`.
+in the request's frame (`request_frame`: the context's `frame`, else relative 0–999 over `screen_size`).
 
 Sandbox tasks: the agent loop puts the task's reference solver, started on the live env, under
 `sandbox_solver`; the oracle pulls one action from it per request, so the solver reads the page the previous
@@ -13,14 +13,14 @@ step left, exactly as `envs.sandbox.runner` drives it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from uivenus.actions.coords import CoordinateError, Frame
+from uivenus.actions.coords import CoordinateError
 from uivenus.actions.grammar import format_grounding, format_response
 from uivenus.actions.space import Action, is_action
 from uivenus.agent.policies.base import (
-    PolicyBase, PolicyError, PolicyReply, PolicyRequest, PolicySpecError, register_policy,
+    PolicyBase, PolicyError, PolicyReply, PolicyRequest, PolicySpecError, register_policy, request_frame,
 )
 
 OracleSource = Callable[[Mapping[str, Any]], str | None]
@@ -38,22 +38,12 @@ def oracle_source(key: str) -> Callable[[OracleSource], OracleSource]:
     return decorate
 
 
-def _frame(context: Mapping[str, Any]) -> Frame:
-    frame = context.get("frame")
-    if frame is not None:
-        return frame
-    if "screen_size" not in context:
-        raise PolicyError("the oracle needs context['screen_size'] (or a 'frame') to write coordinates")
-    width, height = context["screen_size"]
-    return Frame.relative(int(width), int(height))
-
-
 @oracle_source("reference")
 def _reference_actions(context: Mapping[str, Any]) -> str:
     """A reference action sequence in screen pixels (CAPTCHA solutions, scripted tasks): all of it, comma-joined."""
     reference = context["reference"]
     actions = (reference,) if is_action(reference) else tuple(reference)
-    frame = _frame(context)
+    frame = request_frame(context)
     try:
         return format_response([frame.action_to_model(action) for action in actions])
     except CoordinateError as exc:
@@ -72,9 +62,39 @@ def _reference_box(context: Mapping[str, Any]) -> str:
     value = context["reference_box"]
     x1, y1, x2, y2 = getattr(value, "box", value)
     try:
-        return format_grounding(_frame(context).to_model(((x1 + x2) / 2, (y1 + y2) / 2)))
+        return format_grounding(request_frame(context).to_model(((x1 + x2) / 2, (y1 + y2) / 2)))
     except CoordinateError as exc:
         raise PolicyError(f"the reference box lies off the screen: {exc}") from None
+
+
+def polygon_interior_point(points: Sequence[tuple[float, float]]) -> tuple[float, float]:
+    """A point well inside a polygon (the middle of the widest inside run of a few horizontal scanlines), since its
+    bounding-box centre may lie outside; ValueError when the outline encloses no area."""
+    if len(points) < 3:
+        raise ValueError(f"a polygon needs at least 3 points, got {len(points)}")
+    edges = list(zip(points, [*points[1:], points[0]]))
+    ys = [y for _, y in points]
+    best: tuple[float, tuple[float, float]] | None = None
+    for fraction in (0.5, 0.25, 0.75, 0.125, 0.375, 0.625, 0.875):
+        y = min(ys) + fraction * (max(ys) - min(ys))
+        crossings = sorted(xi + (y - yi) * (xj - xi) / (yj - yi)
+                           for (xi, yi), (xj, yj) in edges if (yi > y) != (yj > y))
+        for left, right in zip(crossings[::2], crossings[1::2]):
+            if best is None or right - left > best[0]:
+                best = (right - left, ((left + right) / 2, y))
+    if best is None:
+        raise ValueError(f"the polygon {tuple(points)} encloses no area")
+    return best[1]
+
+
+@oracle_source("reference_polygon")
+def _reference_polygon(context: Mapping[str, Any]) -> str:
+    """A grounding item's target outline (points in screen pixels, OSWorld-G): a point inside it."""
+    points = [(float(x), float(y)) for x, y in context["reference_polygon"]]
+    try:
+        return format_grounding(request_frame(context).to_model(polygon_interior_point(points)))
+    except (CoordinateError, ValueError) as exc:
+        raise PolicyError(f"the reference polygon has no on-screen interior point: {exc}") from None
 
 
 @oracle_source("sandbox_solver")
@@ -89,7 +109,7 @@ def _sandbox_step(context: Mapping[str, Any]) -> str:
     except SolverError as exc:
         raise PolicyError(f"the reference solution cannot go on from this page: {exc}") from None
     try:
-        model_action = _frame(context).action_to_model(action)
+        model_action = request_frame(context).action_to_model(action)
     except CoordinateError as exc:
         raise PolicyError(f"the reference solution acts off the screen: {exc}") from None
     return format_response(model_action, think=f"The reference solution's next step is a {action.type.value}.")
