@@ -171,7 +171,7 @@ def test_drag_moves_the_element(env_name: str, request: pytest.FixtureRequest) -
 def test_phone_swipe_scrolls_the_page(phone: BrowserEnv) -> None:
     result = phone.step(Swipe(start=(200, 800), end=(200, 300)))
     assert result.executed
-    assert 400 <= phone.app_state()["scrollY"] <= 520  # follows the finger, no fling
+    assert 400 <= phone.app_state()["scrollY"] <= 600  # follows the finger; a fling would run on past 1000
     phone.step(Swipe(start=(200, 300), end=(200, 800)))
     assert phone.app_state()["scrollY"] == 0
 

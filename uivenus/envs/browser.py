@@ -332,7 +332,9 @@ class _Touch:
             time.sleep(seconds / _GESTURE_STEPS)
             self._send("touchMove", (start[0] + (end[0] - start[0]) * i / _GESTURE_STEPS,
                                      start[1] + (end[1] - start[1]) * i / _GESTURE_STEPS))
-        time.sleep(_TOUCH_REST_S)
+        for _ in range(2):  # hold still at the end, so the velocity tracker reads zero and nothing flings
+            time.sleep(_TOUCH_REST_S)
+            self._send("touchMove", end)
         self._send("touchEnd")
 
 
