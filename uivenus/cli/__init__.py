@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from uivenus.cli import actions, captcha, demo, env, evaluate, run, runs, serve, synth, tasks, tasks_run
+from uivenus.cli import actions, captcha, demo, env, evaluate, run, runs, serve, synth, tasks, tasks_run, train, verify
 
 app = typer.Typer(
     help="uivenus: a GUI agent that acts on phones, browsers and desktops, and the data engine that trains it.",
@@ -20,6 +20,8 @@ app.add_typer(evaluate.app, name="eval")
 tasks.app.command("run")(tasks_run.run)
 tasks.app.command("loop")(tasks_run.loop)
 app.add_typer(tasks.app, name="tasks")
+app.add_typer(train.app, name="train")
+app.command("verify")(verify.verify)
 app.command("run")(run.run)
 app.command("serve")(serve.serve)
 app.command("demo")(demo.demo)

@@ -78,7 +78,7 @@ def eval_verifier(
     miniwob_seeds: int = typer.Option(4, min=0, help="With --build: seeded episodes per MiniWoB task and kind."),
     k: int = typer.Option(4, min=2, help="Key screenshots kept per episode (the first and final included)."),
     pixels: bool = typer.Option(False, "--pixels", help="Text judges OCR the kept screenshots, not recorded text."),
-    limit: int = typer.Option(None, min=1, help="Score only this many episodes, taken in turn from each kind (slow judges)."),
+    limit: int = typer.Option(None, min=1, help="Score only this many episodes, in turn from each kind (slow judges)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress."),
 ) -> None:
     """Score judges and voting rules against labelled trajectories: agreement, precision, recall and

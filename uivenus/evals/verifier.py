@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import random
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -152,11 +153,14 @@ def _grouped(records: Sequence[Mapping[str, Any]], voters: Sequence[str], key: C
             for name, group in sorted(groups.items())}
 
 
-def _spread(episodes: Sequence[LabelledEpisode], limit: int) -> list[LabelledEpisode]:
-    """`limit` episodes taken in turn from each source/kind group, so every kind is represented."""
+def _spread(episodes: Sequence[LabelledEpisode], limit: int, seed: int = 0) -> list[LabelledEpisode]:
+    """`limit` episodes taken in turn from each source/kind group (each group in a seeded shuffled order, so the
+    subset spans tasks and apps too)."""
     groups: dict[str, list[LabelledEpisode]] = {}
     for episode in episodes:
         groups.setdefault(episode.group, []).append(episode)
+    for group in groups.values():
+        random.Random(seed).shuffle(group)
     rounds = itertools.zip_longest(*groups.values())
     return [episode for row in rounds for episode in row if episode is not None][:limit]
 
@@ -178,7 +182,7 @@ def calibrate(data_dir: str | Path, judges: Sequence[str | Judge] = ("program", 
     """Score `judges` and the voting `rules` over them on the labelled set at `data_dir`; with `out_dir`, write
     the report (JSON), a Markdown table and a plot there. `pixels` makes text judges OCR the kept screenshots
     instead of reading the recorded screen text; `limit` scores only that many episodes, taken in turn from each
-    source/kind (a balanced subset, for slow judges)."""
+    source/kind in a seeded shuffled order (a balanced subset, for slow judges)."""
     unknown = [r for r in rules if r not in RULES]
     if unknown:
         raise VerifyError(f"unknown voting rule(s) {unknown}; use {', '.join(RULES)}")

@@ -188,7 +188,7 @@ def action_aware_weights(spans: TokenSpans, correctness: Sequence[ActionCorrectn
         ActionCorrectness.UNPARSEABLE: produced.float(),
     }
     rows = [by_kind[ActionCorrectness(kind)][row] for row, kind in enumerate(correctness)]
-    return (torch.stack(rows).clamp(max=1.0) * produced.float())
+    return torch.stack(rows).clamp(max=1.0) * produced.float()
 
 
 def mopd_loss(student_logp: Tensor, teacher_logp: Tensor, sampler_logp: Tensor, mask: Tensor,

@@ -16,7 +16,6 @@ counts may differ) and log-probabilities are aligned on the completion tokens (`
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,16 +24,16 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from uivenus.actions.space import Sequence as SequenceAction
 from uivenus.agent.policies.base import Message
-from uivenus.train.config import ConfigError, load_config
+from uivenus.train.config import ConfigError
 from uivenus.train.data import Batch, ChatSample, Domain, SourceSpec
 from uivenus.train.losses import (
     ActionCorrectness, action_aware_weights, group_advantages, mopd_loss, sequence_mean,
 )
-from uivenus.train.rl import frozen_model, stream_for, unwrap
+from uivenus.train.rl import frozen_model, unwrap
 from uivenus.train.sampling import (
-    Rollout, Sampler, SamplingConfig, completion_view, encode_rollouts, make_sampler, score_rollouts,
+    Rollout, Sampler, SamplingConfig, batch_prompts, completion_view, encode_rollouts, make_sampler, score_rollouts,
 )
-from uivenus.train.trainer import TrainConfig, Trainer, TrainError, token_logprobs
+from uivenus.train.trainer import TrainConfig, Trainer, TrainError, stage_main, stream_for, token_logprobs
 from uivenus.verify.rewards import POINT_SCORERS, ReferenceAction, RewardWeights, action_reward
 
 if TYPE_CHECKING:
@@ -81,7 +80,8 @@ class MOPDConfig(TrainConfig):
             raise ConfigError(f"need 0 <= eps_low <= 1 <= eps_high, got {self.eps_low}, {self.eps_high}")
         if self.think_weight < 0 or self.generation_batch < 1 or self.point not in POINT_SCORERS:
             raise ConfigError(f"think_weight must be >= 0, generation_batch >= 1 and point one of "
-                              f"{list(POINT_SCORERS)}; got {self.think_weight}, {self.generation_batch}, {self.point!r}")
+                              f"{list(POINT_SCORERS)}; got {self.think_weight}, {self.generation_batch}, "
+                              f"{self.point!r}")
 
 
 # --- hints and correctness ------------------------------------------------------------------------
@@ -136,6 +136,7 @@ class MOPDLoss:
         self.config, self.processor = config, processor
         self._sampler: Sampler | None = None
         self._teachers: dict[Domain, tuple[Any, Any]] = {}
+        self._same_inputs: dict[Domain, bool] = {}
 
     def teacher(self, domain: Domain, device: Any = "cpu") -> tuple[Any, Any]:
         """(model, processor) of the domain's teacher, loaded on first use; its vocabulary must be the student's."""
@@ -148,39 +149,55 @@ class MOPDLoss:
                 raise TrainError(f"the {domain} teacher {path} has another vocabulary than the student "
                                  f"{self.config.model}; token-level distillation needs one tokenizer")
             self._teachers[domain] = (frozen_model(path, self.config.dtype, device), processor)
+            # the same image processing and template: an unhinted prompt encodes to the student's very inputs
+            self._same_inputs[domain] = (processor.chat_template == self.processor.chat_template
+                                         and processor.image_processor.to_dict()
+                                         == self.processor.image_processor.to_dict())
         return self._teachers[domain]
 
     def rollout(self, model: Any, batch: Batch) -> tuple[Rollout, ...]:
         """k replies of the student to every sample whose domain has a teacher."""
-        samples = [s for s in batch.samples if s.domain in self.config.teachers]
-        if not samples:
+        rows = [i for i, s in enumerate(batch.samples) if s.domain in self.config.teachers]
+        if not rows:
             raise TrainError(f"no sample of this batch has a teacher (teachers for {sorted(self.config.teachers)}); "
                              "add a teacher for the data's domains or filter the sources")
         if self._sampler is None:
             self._sampler = make_sampler(self.config.sampling, unwrap(model), self.processor,
                                          batch_size=self.config.generation_batch)
-        return tuple(self._sampler.sample(samples))
+        prompts = batch_prompts(self.processor, batch)
+        return tuple(self._sampler.sample([batch.samples[i] for i in rows], [prompts[i] for i in rows]))
 
-    def teacher_batches(self, rollouts: Sequence[Rollout], device: Any = "cpu") -> list[TeacherBatch]:
-        """Per domain, its teacher's encoding of its rollouts: the teacher's processor, the (hinted) teacher prompt."""
+    def teacher_batches(self, rollouts: Sequence[Rollout], device: Any = "cpu",
+                        student_batch: Batch | None = None) -> list[TeacherBatch]:
+        """Per domain, its teacher's encoding of its rollouts: the teacher's processor, the (hinted) teacher prompt.
+
+        A teacher that encodes like the student and gets no hint scores the student's own inputs: the student's
+        batch when it covers every row, else the sampler's encoded prompts (nothing is encoded twice).
+        """
         rows: dict[Domain, list[int]] = {}
         for index, rollout in enumerate(rollouts):
             rows.setdefault(rollout.sample.domain, []).append(index)
         out = []
         for domain, indices in rows.items():
             _, processor = self.teacher(domain, device)
-            batch = encode_rollouts(processor, [rollouts[i] for i in indices],
-                                    messages=lambda sample: teacher_messages(sample, self.config.hint))
+            part = [rollouts[i] for i in indices]
+            hinted = self.config.hint and any(r.sample.reference is not None for r in part)
+            if self._same_inputs[domain] and not hinted:
+                whole = student_batch is not None and len(indices) == len(rollouts)
+                batch = student_batch if whole else encode_rollouts(processor, part)
+            else:
+                batch = encode_rollouts(processor, part, messages=lambda s: teacher_messages(s, self.config.hint))
             out.append(TeacherBatch(domain, tuple(indices), batch.to(device)))
         return out
 
-    def teacher_logps(self, rollouts: Sequence[Rollout], width: int, device: Any) -> torch.Tensor:
+    def teacher_logps(self, rollouts: Sequence[Rollout], width: int, device: Any,
+                      student_batch: Batch | None = None) -> torch.Tensor:
         """(B, width) teacher log-probabilities of the sampled tokens, right-aligned like the student's."""
         import torch
 
         out = torch.zeros(len(rollouts), width, device=device)
         with torch.no_grad():
-            for part in self.teacher_batches(rollouts, device):
+            for part in self.teacher_batches(rollouts, device, student_batch):
                 model, _ = self.teacher(part.domain, device)
                 part_width, _, _ = completion_view(part.batch)
                 logp = token_logprobs(model, part.batch)[:, -part_width:]
@@ -193,7 +210,7 @@ class MOPDLoss:
         config = self.config
         scored = score_rollouts(model, self.processor, rollouts)
         device = scored.logp.device
-        teacher = self.teacher_logps(rollouts, scored.width, device)
+        teacher = self.teacher_logps(rollouts, scored.width, device, scored.batch)
         correctness = [action_correctness(r.text, r.sample.reference) for r in rollouts]
         weights = (action_aware_weights(scored.completion_spans(), correctness, config.think_weight).to(device)
                    if config.action_aware else None)
@@ -219,7 +236,9 @@ class MOPDLoss:
         return loss, metrics
 
     def __call__(self, model: Any, batch: Batch) -> tuple[torch.Tensor, dict[str, float]]:
-        return self.loss(model, self.rollout(model, batch))
+        rollouts = self.rollout(model, batch)
+        loss, metrics = self.loss(model, rollouts)
+        return loss, {**metrics, "skipped": float(len(batch.samples) - len(rollouts) // self.config.sampling.k)}
 
 
 def train_mopd(config: MOPDConfig) -> Path:
@@ -234,11 +253,7 @@ def train_mopd(config: MOPDConfig) -> Path:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """`python -m uivenus.train.mopd CONFIG.yaml [key=value ...]`: train and print the final model directory."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] in ("-h", "--help"):
-        print(__doc__)
-        raise SystemExit(0 if args else 2)
-    print(train_mopd(load_config(args[0], MOPDConfig, overrides=args[1:])))
+    stage_main(argv, __doc__, MOPDConfig, train_mopd)
 
 
 if __name__ == "__main__":

@@ -144,6 +144,13 @@ def _data(config: RecipeConfig) -> dict[str, Path]:
     }
 
 
+def _has_screens(captcha_dir: Path) -> bool:
+    """Every instance's first screen is already captured (a rerun of the recipe reuses them)."""
+    from uivenus.synth.captcha import SCREENS_DIR, load_captchas
+
+    return all((captcha_dir / SCREENS_DIR / f"{i.id}.png").is_file() for i in load_captchas(captcha_dir))
+
+
 def _browsers(stack: ExitStack, captcha_dir: Path) -> dict[str, Any]:
     """One browser per layout, shared by the screen capture and every CAPTCHA evaluation."""
     from uivenus.envs.browser import BrowserEnv
@@ -258,7 +265,8 @@ def run_recipe(config: RecipeConfig, *, log: Callable[[str], None] = print) -> R
     with ExitStack() as stack:
         paths = _timed(seconds, "data", lambda: _data(config))
         envs = _browsers(stack, paths["captcha_train"])
-        _timed(seconds, "captcha_screens", lambda: capture_captcha_screens(paths["captcha_train"], envs=envs))
+        if not _has_screens(paths["captcha_train"]):
+            _timed(seconds, "captcha_screens", lambda: capture_captcha_screens(paths["captcha_train"], envs=envs))
         grounding_src = {"kind": "grounding", "annotations": str(paths["grounding_train"]), "frame_kind": "rel"}
         captcha_src = {"kind": "captcha", "data_dir": str(paths["captcha_train"])}
         mix = [grounding_src, captcha_src]

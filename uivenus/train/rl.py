@@ -11,23 +11,22 @@ The ratio is taken against the sampler's own log-probabilities, so a served samp
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from uivenus.train.config import ConfigError, load_config
-from uivenus.train.data import Batch, ChatSample, Domain, SampleStream, SourceSpec, samples_from_spec
+from uivenus.train.config import ConfigError
+from uivenus.train.data import Batch, ChatSample, Domain, SourceSpec
 from uivenus.train.losses import ADVANTAGE_METHODS, KL_ESTIMATORS, clipped_pg_loss, group_advantages, kl_penalty
-from uivenus.train.sampling import Rollout, Sampler, SamplingConfig, make_sampler, score_rollouts
-from uivenus.train.trainer import TrainConfig, Trainer, TrainError, load_model, token_logprobs
+from uivenus.train.sampling import Rollout, Sampler, SamplingConfig, batch_prompts, make_sampler, score_rollouts
+from uivenus.train.trainer import TrainConfig, Trainer, TrainError, load_model, stage_main, stream_for, token_logprobs
 from uivenus.verify.rewards import POINT_SCORERS, RewardBreakdown, RewardWeights, action_reward
 
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["RLConfig", "RLLoss", "RewardedRollouts", "frozen_model", "main", "stream_for", "train_rl", "unwrap"]
+__all__ = ["RLConfig", "RLLoss", "RewardedRollouts", "frozen_model", "main", "train_rl", "unwrap"]
 
 
 @dataclass(frozen=True)
@@ -114,7 +113,8 @@ class RLLoss:
     def rollout(self, model: Any, batch: Batch) -> RewardedRollouts:
         """k sampled replies to every usable sample of `batch`, each with its action reward."""
         config = self.config
-        samples = [s for s in batch.samples if self.usable(s)]
+        rows = [i for i, s in enumerate(batch.samples) if self.usable(s)]
+        samples = [batch.samples[i] for i in rows]
         if not samples:
             domain = f" of domain {config.domain}" if config.domain else ""
             raise TrainError(f"no sample of this batch has a reference action{domain}; Stage II needs sources "
@@ -122,7 +122,8 @@ class RLLoss:
         if self._sampler is None:
             self._sampler = make_sampler(config.sampling, unwrap(model), self.processor,
                                          batch_size=config.generation_batch)
-        rollouts = tuple(self._sampler.sample(samples))
+        prompts = batch_prompts(self.processor, batch)
+        rollouts = tuple(self._sampler.sample(samples, [prompts[i] for i in rows]))
         rewards = tuple(action_reward(r.text, r.sample.reference, config.reward, point=config.point)
                         for r in rollouts)
         return RewardedRollouts(rollouts, rewards, skipped=len(batch.samples) - len(samples))
@@ -162,13 +163,6 @@ class RLLoss:
         return self.loss(model, self.rollout(model, batch))
 
 
-def stream_for(config: TrainConfig, sources: Sequence[SourceSpec], processor: Any) -> SampleStream:
-    """The training stream of a sampling stage (prompts only matter; replies are sampled)."""
-    return SampleStream([samples_from_spec(s, f"sources.{i}") for i, s in enumerate(sources)], processor,
-                        batch_size=config.batch_size, max_length=config.max_length, seed=config.seed,
-                        shuffle_buffer=config.shuffle_buffer, padding_side=config.padding_side)
-
-
 def train_rl(config: RLConfig) -> Path:
     """Run Stage II as configured (resuming from `out_dir` when `resume` says so); returns the final model dir."""
     from uivenus.agent.policies.transformers_local import load_processor
@@ -181,11 +175,7 @@ def train_rl(config: RLConfig) -> Path:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """`python -m uivenus.train.rl CONFIG.yaml [key=value ...]`: train and print the final model directory."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] in ("-h", "--help"):
-        print(__doc__)
-        raise SystemExit(0 if args else 2)
-    print(train_rl(load_config(args[0], RLConfig, overrides=args[1:])))
+    stage_main(argv, __doc__, RLConfig, train_rl)
 
 
 if __name__ == "__main__":

@@ -20,14 +20,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from uivenus.agent.policies.base import Message, Policy, PolicyRequest, Sampling, policy_from_spec
-from uivenus.train.data import IGNORE_INDEX, Batch, ChatSample, PromptInputs, collate, encode_completion, encode_prompt
+from uivenus.agent.policies.transformers_local import completion_length, stop_ids_of, to_chat
+from uivenus.train.data import (
+    IGNORE_INDEX, Batch, ChatSample, PromptInputs, chat_template_kwargs, collate, encode_completion, encode_prompt,
+)
 from uivenus.train.trainer import token_logprobs
 
 if TYPE_CHECKING:
     import torch
 
 __all__ = ["ModelSampler", "Rollout", "Sampler", "SamplingConfig", "SamplingError", "ScoredRollouts", "ServerSampler",
-           "completion_view", "encode_rollouts", "make_sampler", "right_aligned", "score_rollouts"]
+           "batch_prompts", "completion_view", "encode_rollouts", "make_sampler", "right_aligned", "score_rollouts"]
 
 
 class SamplingError(ValueError):
@@ -70,44 +73,70 @@ class Rollout:
 
 
 class Sampler(Protocol):
-    """Draws `k` replies per sample, returned grouped: the k rollouts of samples[0] first."""
+    """Draws `k` replies per sample, returned grouped: the k rollouts of samples[0] first. `prompts`, when given,
+    are the samples' prompts already encoded with `encode_prompt` (see `batch_prompts`)."""
 
     k: int
 
-    def sample(self, samples: Sequence[ChatSample]) -> list[Rollout]: ...
+    def sample(self, samples: Sequence[ChatSample],
+               prompts: Sequence[PromptInputs] | None = None) -> list[Rollout]: ...
 
 
-def _stop_ids(model: Any, tokenizer: Any) -> frozenset[int]:
-    eos = model.generation_config.eos_token_id
-    ids = set(eos if isinstance(eos, list) else [] if eos is None else [eos])
-    if tokenizer.eos_token_id is not None:
-        ids.add(tokenizer.eos_token_id)
-    return frozenset(ids)
+def _prompts(processor: Any, samples: Sequence[ChatSample],
+             prompts: Sequence[PromptInputs] | None) -> Sequence[PromptInputs]:
+    if prompts is None:
+        return [encode_prompt(processor, s.messages, thinking=s.thinking) for s in samples]
+    if len(prompts) != len(samples):
+        raise SamplingError(f"one encoded prompt per sample: got {len(prompts)} for {len(samples)} samples")
+    return prompts
 
 
-def _until_stop(tokens: Sequence[int], stop: frozenset[int]) -> int:
-    """How many tokens the reply has: up to and including the first stop token (the rest is padding)."""
-    return next((i + 1 for i, token in enumerate(tokens) if token in stop), len(tokens))
+def batch_prompts(processor: Any, batch: Batch) -> list[PromptInputs]:
+    """Each row's prompt, cut from a teacher-forced stream batch (prompt, then labelled reply), so sampling does
+    not template and preprocess the screenshots a second time. The same tensors `encode_prompt` gives (on the CPU)."""
+    vision_start = processor.tokenizer.convert_tokens_to_ids("<|vision_start|>")
+    grids = batch.image_grid_thw
+    out, image, pixel = [], 0, 0
+    for row, sample in enumerate(batch.samples):
+        start = int(batch.attention_mask[row].nonzero()[0])
+        end = int((batch.labels[row] != IGNORE_INDEX).nonzero()[0])
+        ids = batch.input_ids[row, start:end].cpu()
+        images = int((ids == vision_start).sum())
+        pixel_values = image_grid_thw = None
+        if images:
+            image_grid_thw = grids[image:image + images].cpu()
+            rows = int(image_grid_thw.prod(dim=-1).sum())
+            pixel_values = batch.pixel_values[pixel:pixel + rows].cpu()
+            image, pixel = image + images, pixel + rows
+        chat, _ = to_chat(sample.messages)
+        text = processor.apply_chat_template(chat, add_generation_prompt=True, tokenize=False,
+                                             **chat_template_kwargs(processor, sample.thinking))
+        mm = None if batch.mm_token_type_ids is None else batch.mm_token_type_ids[row, start:end].cpu()
+        out.append(PromptInputs(text=text, input_ids=ids, mm_token_type_ids=mm, pixel_values=pixel_values,
+                                image_grid_thw=image_grid_thw))
+    return out
 
 
 def _vision_ids(model: Any) -> list[int]:
-    """Image/video placeholder ids: a reply holding one could not be scored (no pixels back it), so never sample them."""
+    """Image/video placeholder ids: a reply holding one cannot be scored (no pixels back it), so none is sampled."""
     config = model.config
     names = ("image_token_id", "video_token_id", "vision_start_token_id", "vision_end_token_id")
     return [value for name in names if isinstance(value := getattr(config, name, None), int)]
 
 
 class _ChosenLogProbs:
-    """The last logits processor of `generate`: applies temperature and top-p itself (so nothing changes the
-    distribution after it) and records log μ(y_t) of each drawn token, which it sees one step later as the
-    newest input id. Memory stays one vocabulary row per sequence, whatever the reply length."""
+    """The last logits processor of `generate`: bars the `suppressed` ids, applies temperature and top-p itself (so
+    nothing changes the distribution after it) and records log μ(y_t) of each drawn token, which it sees one step
+    later as the newest input id. Memory stays one vocabulary row per sequence, whatever the reply length."""
 
-    def __init__(self, warpers: Sequence[Callable[[Any, Any], Any]]) -> None:
+    def __init__(self, suppressed: Sequence[int], warpers: Sequence[Callable[[Any, Any], Any]]) -> None:
+        self.suppressed = list(suppressed)
         self.warpers = tuple(warpers)
         self.previous: torch.Tensor | None = None
         self.chosen: list[torch.Tensor] = []
 
     def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        scores[:, self.suppressed] = -float("inf")
         for warp in self.warpers:
             scores = warp(input_ids, scores)
         if self.previous is not None:
@@ -157,19 +186,21 @@ class ModelSampler:
         self.batch_size = batch_size
         tokenizer = processor.tokenizer
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
-        self.stop = _stop_ids(model, tokenizer)
+        self.stop = stop_ids_of(model.generation_config, tokenizer)
 
-    def sample(self, samples: Sequence[ChatSample]) -> list[Rollout]:
+    def sample(self, samples: Sequence[ChatSample],
+               prompts: Sequence[PromptInputs] | None = None) -> list[Rollout]:
+        prompts = _prompts(self.processor, samples, prompts)
         rollouts: list[Rollout] = []
         for start in range(0, len(samples), self.batch_size):
-            rollouts += self._sample(samples[start:start + self.batch_size])
+            end = start + self.batch_size
+            rollouts += self._sample(samples[start:end], prompts[start:end])
         return rollouts
 
-    def _sample(self, samples: Sequence[ChatSample]) -> list[Rollout]:
+    def _sample(self, samples: Sequence[ChatSample], prompts: Sequence[PromptInputs]) -> list[Rollout]:
         import torch
         from transformers import LogitsProcessorList, TemperatureLogitsWarper, TopPLogitsWarper
 
-        prompts = [encode_prompt(self.processor, s.messages, thinking=s.thinking) for s in samples]
         device = next(self.model.parameters()).device
         inputs = {name: t.to(device) for name, t in _prompt_batch(prompts, self.pad_id).items()}
         warpers = []
@@ -177,15 +208,15 @@ class ModelSampler:
             warpers.append(TemperatureLogitsWarper(self.config.temperature))
         if self.config.top_p < 1.0:
             warpers.append(TopPLogitsWarper(self.config.top_p))
-        recorder = _ChosenLogProbs(warpers)
+        recorder = _ChosenLogProbs(_vision_ids(self.model), warpers)
         was_training = self.model.training
         self.model.eval()
         try:
             with torch.no_grad():
                 sequences = self.model.generate(
-                    **inputs, do_sample=True, temperature=1.0, top_p=1.0, top_k=0, num_return_sequences=self.k,
-                    max_new_tokens=self.config.max_new_tokens, min_new_tokens=self.config.min_new_tokens,
-                    suppress_tokens=_vision_ids(self.model), logits_processor=LogitsProcessorList([recorder]),
+                    **inputs, do_sample=True, use_cache=True, temperature=1.0, top_p=1.0, top_k=0,
+                    num_return_sequences=self.k, max_new_tokens=self.config.max_new_tokens,
+                    min_new_tokens=self.config.min_new_tokens, logits_processor=LogitsProcessorList([recorder]),
                     pad_token_id=self.pad_id,
                 )
         finally:
@@ -195,7 +226,7 @@ class ModelSampler:
         rows = new.cpu().tolist()
         out = []
         for row, (tokens, logp) in enumerate(zip(rows, logps)):
-            n = _until_stop(tokens, self.stop)
+            n = completion_length(tokens, self.stop)
             ids = tuple(tokens[:n])
             text = self.processor.tokenizer.decode(ids, skip_special_tokens=True)
             out.append(Rollout(samples[row // self.k], prompts[row // self.k], ids, text, logp[:n].clone()))
@@ -214,20 +245,19 @@ class ServerSampler:
                                 "end_of_turn= the chat template's end-of-turn token")
         self.end_id = end
 
-    def sample(self, samples: Sequence[ChatSample]) -> list[Rollout]:
+    def sample(self, samples: Sequence[ChatSample],
+               prompts: Sequence[PromptInputs] | None = None) -> list[Rollout]:
+        prompts = _prompts(self.processor, samples, prompts)
         requests = [PolicyRequest(s.messages, sampling=Sampling(self.config.temperature, self.config.max_new_tokens,
                                                                 s.thinking, self.config.top_p))
                     for s in samples for _ in range(self.k)]
         replies = self.policy.act_batch(requests)
         tokenizer = self.processor.tokenizer
-        out, prompts = [], {}
+        out = []
         for index, reply in enumerate(replies):
-            sample = samples[index // self.k]
-            if id(sample) not in prompts:
-                prompts[id(sample)] = encode_prompt(self.processor, sample.messages, thinking=sample.thinking)
             # the reply is plain text: a literal "<|im_end|>" in it is text, not our end of turn
             ids = tokenizer(reply.text, add_special_tokens=False, split_special_tokens=True)["input_ids"]
-            out.append(Rollout(sample, prompts[id(sample)], (*ids, self.end_id), reply.text))
+            out.append(Rollout(samples[index // self.k], prompts[index // self.k], (*ids, self.end_id), reply.text))
         return out
 
 
@@ -272,12 +302,11 @@ def completion_view(batch: Batch) -> tuple[int, torch.Tensor, torch.Tensor]:
     return width, batch.input_ids[:, -width:], completion[:, -width:]
 
 
-def right_aligned(rows: Sequence[torch.Tensor | None], width: int, fallback: torch.Tensor) -> torch.Tensor:
-    """Per-rollout 1-D values placed at the end of `width` columns (the completion view); a row without values
-    (a server reply) takes that row of `fallback`, detached."""
-    import torch
-
+def right_aligned(rows: Sequence[torch.Tensor | None], fallback: torch.Tensor) -> torch.Tensor:
+    """Per-rollout 1-D values placed at the end of the columns of `fallback` (a completion view); a row without
+    values (a server reply) keeps its row of `fallback`, detached."""
     out = fallback.detach().clone()
+    width = out.shape[1]
     for index, row in enumerate(rows):
         if row is not None:
             out[index, width - len(row):] = row.to(out.device, out.dtype)
@@ -309,5 +338,5 @@ def score_rollouts(model: Any, processor: Any, rollouts: Sequence[Rollout]) -> S
     batch = encode_rollouts(processor, rollouts).to(device)
     width, _, mask = completion_view(batch)
     logp = token_logprobs(model, batch)[:, -width:]
-    sampler = right_aligned([r.sampler_logp for r in rollouts], width, logp)
+    sampler = right_aligned([r.sampler_logp for r in rollouts], logp)
     return ScoredRollouts(tuple(rollouts), batch, width, mask, logp, sampler)

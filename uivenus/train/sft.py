@@ -10,16 +10,15 @@ trajectory counts less), averaged over the tokens that carry weight. The loop is
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from uivenus.train.config import ConfigError, load_config
-from uivenus.train.data import Batch, Samples, SampleStream, SourceSpec, samples_from_spec
+from uivenus.train.config import ConfigError
+from uivenus.train.data import Batch, SourceSpec
 from uivenus.train.spans import SPAN_KINDS, span_weights
-from uivenus.train.trainer import EvalHook, TrainConfig, Trainer, loss_eval_hook, token_logprobs
+from uivenus.train.trainer import EvalHook, TrainConfig, Trainer, loss_eval_hook, stage_main, stream_for, token_logprobs
 
 if TYPE_CHECKING:
     import torch
@@ -82,16 +81,6 @@ class SFTLoss:
         return sft_loss(logprobs, weights), metrics
 
 
-def _sources(specs: Sequence[SourceSpec], where: str) -> list[Samples]:
-    return [samples_from_spec(spec, f"{where}.{i}") for i, spec in enumerate(specs)]
-
-
-def _stream(config: SFTConfig, sources: Sequence[Samples], processor: Any, shuffle: bool) -> SampleStream:
-    return SampleStream(sources, processor, batch_size=config.batch_size, max_length=config.max_length,
-                        seed=config.seed, shuffle_buffer=config.shuffle_buffer if shuffle else 0,
-                        padding_side=config.padding_side)
-
-
 def train_sft(config: SFTConfig, *, eval_hooks: Sequence[EvalHook] = ()) -> Path:
     """Run Stage I as configured (resuming from `out_dir` when `resume` says so); returns the final model dir."""
     import itertools
@@ -99,13 +88,13 @@ def train_sft(config: SFTConfig, *, eval_hooks: Sequence[EvalHook] = ()) -> Path
     from uivenus.agent.policies.transformers_local import load_processor
 
     processor = load_processor(config.model)
-    train_stream = _stream(config, _sources(config.sources, "sources"), processor, shuffle=True)
+    train_stream = stream_for(config, config.sources, processor)
     hooks = list(eval_hooks)
     if config.eval_sources:
-        held_out = _sources(config.eval_sources, "eval_sources")
 
         def batches() -> Iterator[Batch]:
-            stream = _stream(config, held_out, processor, shuffle=False)  # from the start every time
+            stream = stream_for(config, config.eval_sources, processor, where="eval_sources",
+                                shuffle=False)  # from the start every time
             stream.shard(trainer.accelerator.process_index, trainer.accelerator.num_processes)
             return itertools.islice(iter(stream), config.eval_batches)
 
@@ -117,11 +106,7 @@ def train_sft(config: SFTConfig, *, eval_hooks: Sequence[EvalHook] = ()) -> Path
 
 def main(argv: Sequence[str] | None = None) -> None:
     """`python -m uivenus.train.sft CONFIG.yaml [key=value ...]`: train and print the final model directory."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] in ("-h", "--help"):
-        print(__doc__)
-        raise SystemExit(0 if args else 2)
-    print(train_sft(load_config(args[0], SFTConfig, overrides=args[1:])))
+    stage_main(argv, __doc__, SFTConfig, train_sft)
 
 
 if __name__ == "__main__":

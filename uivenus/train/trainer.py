@@ -26,13 +26,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from uivenus.train.config import save_config
-from uivenus.train.data import IGNORE_INDEX, Batch
+from uivenus.train.data import IGNORE_INDEX, Batch, SampleStream, SourceSpec, samples_from_spec
 
 if TYPE_CHECKING:
     import torch
 
 __all__ = ["BatchStream", "EvalContext", "EvalHook", "LossFn", "TrainConfig", "Trainer", "TrainError",
-           "load_model", "loss_eval_hook", "token_logprobs"]
+           "load_model", "loss_eval_hook", "stage_main", "stream_for", "token_logprobs"]
 
 CHECKPOINTS = "checkpoints"
 LATEST = "latest"  # file in out_dir naming the newest complete checkpoint
@@ -451,3 +451,25 @@ class Trainer:
                 if handle is not None:
                     handle.close()
         return self.out_dir / CHECKPOINTS / f"step-{self.step:07d}" / "model"
+
+
+def stream_for(config: TrainConfig, sources: Sequence[SourceSpec], processor: Any, *, where: str = "sources",
+               shuffle: bool = True) -> SampleStream:
+    """A stage's batch stream over the sources its config names (`shuffle=False`: held-out data, in file order)."""
+    return SampleStream([samples_from_spec(s, f"{where}.{i}") for i, s in enumerate(sources)], processor,
+                        batch_size=config.batch_size, max_length=config.max_length, seed=config.seed,
+                        shuffle_buffer=config.shuffle_buffer if shuffle else 0, padding_side=config.padding_side)
+
+
+def stage_main(argv: Sequence[str] | None, doc: str | None, config_class: type,
+               train: Callable[[Any], Path]) -> None:
+    """`python -m uivenus.train.<stage> CONFIG.yaml [key=value ...]`: train and print the final model directory."""
+    import sys
+
+    from uivenus.train.config import load_config
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        print(doc)
+        raise SystemExit(0 if args else 2)
+    print(train(load_config(args[0], config_class, overrides=args[1:])))

@@ -24,8 +24,8 @@ from uivenus.agent.policies.base import (
     Message, PolicyBase, PolicyError, PolicyReply, PolicyRequest, PolicySpecError, Sampling, register_policy,
 )
 
-__all__ = ["HFOptions", "TransformersPolicy", "image_only_processor_class", "load_processor",
-           "register_image_only_processors", "to_chat"]
+__all__ = ["HFOptions", "TransformersPolicy", "completion_length", "image_only_processor_class", "load_processor",
+           "register_image_only_processors", "stop_ids_of", "to_chat"]
 
 #: The families we know how to load without a video processor: model_type -> (processor, config) in transformers.
 _FAMILIES: Mapping[str, tuple[str, str]] = {
@@ -274,11 +274,11 @@ class TransformersPolicy(PolicyBase):
         new_tokens = output[:, inputs["input_ids"].shape[1]:]
         texts = self.processor.tokenizer.batch_decode(new_tokens, skip_special_tokens=True)
         latency = time.perf_counter() - started
-        stop_ids = _stop_ids(self.model.generation_config, self.processor.tokenizer)
+        stop_ids = stop_ids_of(self.model.generation_config, self.processor.tokenizer)
         prompt_lengths = inputs["attention_mask"].sum(dim=1).tolist()
         return [
             PolicyReply(text=text, latency_s=latency,
-                        usage={"prompt_tokens": int(prompt), "completion_tokens": _completion_length(row, stop_ids)})
+                        usage={"prompt_tokens": int(prompt), "completion_tokens": completion_length(row, stop_ids)})
             for text, prompt, row in zip(texts, prompt_lengths, new_tokens.tolist())
         ]
 
@@ -287,7 +287,8 @@ class TransformersPolicy(PolicyBase):
         self.processor = None
 
 
-def _stop_ids(generation_config: Any, tokenizer: Any) -> frozenset[int]:
+def stop_ids_of(generation_config: Any, tokenizer: Any) -> frozenset[int]:
+    """The ids that end a reply: the generation config's end-of-sequence ids and the tokenizer's pad id."""
     eos = generation_config.eos_token_id
     ids = set(eos if isinstance(eos, list) else [eos] if eos is not None else [])
     if tokenizer.pad_token_id is not None:
@@ -295,7 +296,7 @@ def _stop_ids(generation_config: Any, tokenizer: Any) -> frozenset[int]:
     return frozenset(ids)
 
 
-def _completion_length(tokens: list[int], stop_ids: frozenset[int]) -> int:
+def completion_length(tokens: list[int], stop_ids: frozenset[int]) -> int:
     """Generated tokens up to and including the first stop token (the rest is padding)."""
     for position, token in enumerate(tokens):
         if token in stop_ids:

@@ -1,0 +1,120 @@
+"""The miniature recipe runs every stage end to end and compares the student with both baselines; weight averaging
+is the average it claims to be; curves are plotted from a stage's metrics."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file, save_file
+
+from uivenus.train.config import ConfigError, from_dict
+from uivenus.train.merge import MergeError, average_checkpoints
+from uivenus.train.plots import PlotError, plot_metrics, read_metrics
+from uivenus.train.recipe import MODELS, RESULTS_FILE, TABLE_FILE, RecipeConfig, run_recipe
+
+TINY_RECIPE = {
+    "model": {"hidden": 64, "layers": 1, "vision_hidden": 32, "vision_layers": 1, "max_pixels": 128 * 128},
+    "grounding": {"train_screens": 1, "eval_screens": 1, "size": [224, 224], "per_sample": 2},
+    "captcha": {"train": 1, "eval": 1, "families": ["odd_one_out"], "difficulty": "easy"},
+    "sft": {"lr": 0.002, "batch_size": 2, "max_steps": 2, "max_length": 2048, "log_every": 1},
+    "rl": {"lr": 0.0002, "batch_size": 2, "max_steps": 1, "max_length": 2048, "sampling": {"k": 2, "max_new_tokens": 6},
+           "generation_batch": 4},
+    "mopd": {"lr": 0.0002, "batch_size": 2, "max_steps": 1, "max_length": 2048,
+             "sampling": {"k": 1, "max_new_tokens": 6}, "generation_batch": 4},
+    "ship_dtype": "float16",
+    "eval_max_new_tokens": 8,
+    "progress": False,
+}
+
+
+@pytest.mark.slow
+def test_tiny_recipe_runs_every_stage_and_writes_the_comparison(tmp_path: Path) -> None:
+    torch.set_num_threads(1)
+    config = from_dict(RecipeConfig, {**TINY_RECIPE, "out_dir": str(tmp_path / "run"),
+                                      "ship_to": str(tmp_path / "ship")})
+    result = run_recipe(config, log=lambda line: None)
+
+    assert set(result.scores) == set(MODELS)
+    for name, row in result.scores.items():
+        assert 0.0 <= row["grounding_accuracy"] <= 1.0 and row["grounding_n"] == 2, name
+        assert 0.0 <= row["captcha_pass_at_1"] <= 1.0 and row["captcha_n"] == 1, name
+        assert (result.checkpoints[name] / "config.json").is_file(), name
+    saved = json.loads((tmp_path / "run" / RESULTS_FILE).read_text())
+    assert saved["scores"] == json.loads(json.dumps(result.scores))
+    # the multi-task baseline trains on for as many steps as Stages II and III took (1 + 1 + 1)
+    assert saved["budget_steps"]["stages_2_3"] == 3
+    multitask = [json.loads(line) for line in (tmp_path / "run" / "multitask_sft" / "metrics.jsonl").open()]
+    assert max(r["step"] for r in multitask) == 3
+    table = (tmp_path / "run" / TABLE_FILE).read_text()
+    assert all(f"| {name} |" in table for name in MODELS)
+    assert all((tmp_path / "run" / "plots" / f"{name}.png").stat().st_size > 1000
+               for name in ("stage1", "expert_grounding", "expert_captcha", "mopd_student", "multitask_sft"))
+    # the experts moved away from Stage I, and the average lies between them
+    experts = [load_file(str(result.checkpoints[n] / "model.safetensors")) for n in ("expert_grounding",
+                                                                                      "expert_captcha")]
+    average = load_file(str(result.checkpoints["weight_average"] / "model.safetensors"))
+    name = next(k for k in average if "layers.0.mlp" in k)
+    assert torch.allclose(average[name], (experts[0][name] + experts[1][name]) / 2, atol=1e-6)
+    # the student is shipped in half precision, loadable by the hf backend on a CPU
+    shipped = load_file(str(tmp_path / "ship" / "model.safetensors"))
+    assert {t.dtype for t in shipped.values()} == {torch.float16}
+    from uivenus.agent.policies.transformers_local import HFOptions, TransformersPolicy
+
+    policy = TransformersPolicy(HFOptions(str(tmp_path / "ship"), device="cpu"))
+    assert next(policy.model.parameters()).dtype == torch.float32
+
+
+def test_recipe_config_rejects_stage_keys_the_recipe_sets() -> None:
+    with pytest.raises(ConfigError, match=r"sft must not set \['model'\]"):
+        from_dict(RecipeConfig, {"sft": {"model": "runs/x", "lr": 1e-3}})
+    with pytest.raises(ConfigError, match="unknown key"):
+        from_dict(RecipeConfig, {"grounding": {"screens": 3}})
+
+
+def _checkpoint(root: Path, tensors: dict[str, torch.Tensor]) -> Path:
+    root.mkdir(parents=True)
+    save_file(tensors, str(root / "model.safetensors"))
+    (root / "config.json").write_text('{"model_type": "qwen3_vl"}')
+    return root
+
+
+def test_average_checkpoints_is_the_weighted_mean_and_keeps_the_config(tmp_path: Path) -> None:
+    a = _checkpoint(tmp_path / "a", {"w": torch.tensor([1.0, 2.0]), "b": torch.tensor([[0.0]], dtype=torch.float16)})
+    b = _checkpoint(tmp_path / "b", {"w": torch.tensor([3.0, 6.0]), "b": torch.tensor([[4.0]], dtype=torch.float16)})
+    out = load_file(str(average_checkpoints([a, b], tmp_path / "avg") / "model.safetensors"))
+    assert torch.equal(out["w"], torch.tensor([2.0, 4.0]))
+    assert out["b"].dtype == torch.float16 and float(out["b"]) == 2.0
+    assert (tmp_path / "avg" / "config.json").read_text() == '{"model_type": "qwen3_vl"}'
+    weighted = load_file(str(average_checkpoints([a, b], tmp_path / "w", weights=[3, 1]) / "model.safetensors"))
+    assert torch.equal(weighted["w"], torch.tensor([1.5, 3.0]))
+
+
+def test_average_checkpoints_refuses_different_architectures(tmp_path: Path) -> None:
+    a = _checkpoint(tmp_path / "a", {"w": torch.zeros(2)})
+    other_shape = _checkpoint(tmp_path / "b", {"w": torch.zeros(3)})
+    other_names = _checkpoint(tmp_path / "c", {"v": torch.zeros(2)})
+    with pytest.raises(MergeError, match=r"w is \(3,\)"):
+        average_checkpoints([a, other_shape], tmp_path / "out")
+    with pytest.raises(MergeError, match="different tensors"):
+        average_checkpoints([a, other_names], tmp_path / "out")
+    with pytest.raises(MergeError, match="no \\*.safetensors"):
+        average_checkpoints([a, tmp_path], tmp_path / "out")
+    with pytest.raises(MergeError, match="one non-negative weight"):
+        average_checkpoints([a, a], tmp_path / "out", weights=[1.0])
+
+
+def test_plot_metrics_draws_each_series_from_jsonl(tmp_path: Path) -> None:
+    metrics = tmp_path / "metrics.jsonl"
+    metrics.write_text("".join(json.dumps({"step": s, "loss": 2.0 / s, "lr": 1e-3, "eval/loss": 1.5 / s} if s % 2
+                                          else {"step": s, "loss": 2.0 / s, "lr": 1e-3}) + "\n" for s in range(1, 9)))
+    series = read_metrics(metrics)
+    assert series["loss"][0] == list(range(1, 9)) and series["eval/loss"][0] == [1, 3, 5, 7]
+    png = plot_metrics(metrics, tmp_path / "plots" / "curves.png", title="sft")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
+    with pytest.raises(PlotError, match="no metric"):
+        plot_metrics(metrics, tmp_path / "x.png", metrics=["reward"])
+    with pytest.raises(PlotError, match="does not exist"):
+        read_metrics(tmp_path / "missing.jsonl")
