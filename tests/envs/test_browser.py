@@ -187,6 +187,16 @@ def test_web_scroll_wheel(web: BrowserEnv) -> None:
     assert web.app_state()["scrollX"] == 0
 
 
+def test_sideways_wheel_at_the_edge_stays_on_the_page(web: BrowserEnv, pages_server: SandboxServer) -> None:
+    url = web.state()["url"]
+    web.step(Launch(url=f"{pages_server.base_url}/second.html"))
+    assert web.state()["url"] != url
+    second = web.state()["url"]
+    for _ in range(3):  # Chromium's overscroll navigation would go back in history here
+        web.step(Scroll(direction="left", amount=10))
+    assert web.state()["url"] == second
+
+
 # --- keyboard ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("env_name", ["web", "phone"])

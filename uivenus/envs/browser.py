@@ -41,10 +41,11 @@ from uivenus.records import TaskSpec
 
 T = TypeVar("T")
 
-#: Flags every launch uses: no sandbox (containers), no GPU, and no background traffic to Google.
+#: Flags every launch uses: no sandbox (containers), no GPU, no background traffic to Google, and no going back in
+#: history when a sideways wheel scroll runs past the page's edge.
 CHROMIUM_ARGS = (
     "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-    "--no-first-run", "--disable-sync", "--disable-quic",
+    "--no-first-run", "--disable-sync", "--disable-quic", "--disable-features=OverscrollHistoryNavigation",
 )
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
 #: Seconds the env waits for a call to come back after killing the browser under it.
