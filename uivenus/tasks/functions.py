@@ -171,22 +171,23 @@ def _edit_note_model(state: dict[str, Any], p: Params) -> None:
     _find(state, "notes", "title", p["note"]).update(title=p["title"].strip(), body=p["body"].strip())
 
 
-def _pin_note_move(q: DomQuery, p: Params) -> Iterator[Action]:
-    yield from tap(q, notes_suite.row(p["note"]))
-    yield from tap(q, tid("pin-note"))
+def _row_then(row: Callable[[str], str], param: str, *buttons: str) -> Move:
+    """Open the list row that `param` names, then tap `buttons` (test ids) in turn."""
+    def move(q: DomQuery, p: Params) -> Iterator[Action]:
+        yield from tap(q, row(p[param]))
+        for button in buttons:
+            yield from tap(q, tid(button))
+    return move
 
 
-def _pin_note_model(state: dict[str, Any], p: Params) -> None:
-    note = _find(state, "notes", "title", p["note"])
-    if note["pinned"]:
-        raise Infeasible(f"the note {p['note']!r} is pinned already")
-    note["pinned"] = True
-
-
-def _delete_note_move(q: DomQuery, p: Params) -> Iterator[Action]:
-    yield from tap(q, notes_suite.row(p["note"]))
-    yield from tap(q, tid("delete-note"))
-    yield from tap(q, tid("confirm-ok"))
+def _flag_setter(key: str, field_name: str, param: str, flag: str, already: str) -> Model:
+    """Set `flag` on the item of `state[key]` that `param` names; Infeasible (`already`) when it is set."""
+    def model(state: dict[str, Any], p: Params) -> None:
+        item = _find(state, key, field_name, p[param])
+        if item[flag]:
+            raise Infeasible(already.format(p[param]))
+        item[flag] = True
+    return model
 
 
 def _remover(key: str, field_name: str, param: str) -> Model:
@@ -204,24 +205,6 @@ def _add_contact_move(q: DomQuery, p: Params) -> Iterator[Action]:
 def _add_contact_model(state: dict[str, Any], p: Params) -> None:
     state["contacts"].append({"id": ANY, "name": " ".join(p["name"].split()), "phone": p["phone"].strip(),
                               "email": (p.get("email") or "").strip(), "favorite": False})
-
-
-def _favorite_move(q: DomQuery, p: Params) -> Iterator[Action]:
-    yield from tap(q, contacts_suite.row(p["contact"]))
-    yield from tap(q, tid("favorite-toggle"))
-
-
-def _favorite_model(state: dict[str, Any], p: Params) -> None:
-    contact = _find(state, "contacts", "name", p["contact"])
-    if contact["favorite"]:
-        raise Infeasible(f"{p['contact']} is a favourite already")
-    contact["favorite"] = True
-
-
-def _delete_contact_move(q: DomQuery, p: Params) -> Iterator[Action]:
-    yield from tap(q, contacts_suite.row(p["contact"]))
-    yield from tap(q, tid("delete-contact"))
-    yield from tap(q, tid("confirm-ok"))
 
 
 # --- mail --------------------------------------------------------------------------------------------
@@ -289,11 +272,16 @@ IMPLEMENTATIONS: dict[str, Implementation] = {
     "settings.reset_settings": Implementation(_reset_move, _reset_model),
     "notes.create_note": Implementation(_create_note_move, _create_note_model),
     "notes.edit_note": Implementation(_edit_note_move, _edit_note_model),
-    "notes.pin_note": Implementation(_pin_note_move, _pin_note_model),
-    "notes.delete_note": Implementation(_delete_note_move, _remover("notes", "title", "note")),
+    "notes.pin_note": Implementation(_row_then(notes_suite.row, "note", "pin-note"),
+                                     _flag_setter("notes", "title", "note", "pinned", "the note {!r} is pinned already")),
+    "notes.delete_note": Implementation(_row_then(notes_suite.row, "note", "delete-note", "confirm-ok"),
+                                        _remover("notes", "title", "note")),
     "contacts.add_contact": Implementation(_add_contact_move, _add_contact_model),
-    "contacts.favorite_contact": Implementation(_favorite_move, _favorite_model),
-    "contacts.delete_contact": Implementation(_delete_contact_move, _remover("contacts", "name", "contact")),
+    "contacts.favorite_contact": Implementation(
+        _row_then(contacts_suite.row, "contact", "favorite-toggle"),
+        _flag_setter("contacts", "name", "contact", "favorite", "{} is a favourite already")),
+    "contacts.delete_contact": Implementation(_row_then(contacts_suite.row, "contact", "delete-contact", "confirm-ok"),
+                                              _remover("contacts", "name", "contact")),
     "mail.send_message": Implementation(_send_move, _send_model),
     "mail.read_message": Implementation(_open_move, _mover(None)),
     "mail.archive_message": Implementation(_then_tap(_open_move, "archive"), _mover("archive")),
