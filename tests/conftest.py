@@ -1,11 +1,21 @@
-"""Fixtures shared across test packages (expensive things built once per session)."""
+"""Fixtures shared across test packages (expensive things built once per session).
+
+Launching Chromium costs about a second, so the sandbox server and the browsers live for the whole session
+and are shared by every package; every test starts with `env.reset(task)` (directly or through
+`run_episode`), which gives it a fresh browser context.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from uivenus.envs.browser import BrowserEnv
+    from uivenus.envs.sandbox import SandboxServer
 
 
 @pytest.fixture(scope="session")
@@ -25,3 +35,30 @@ def torch_single_thread() -> Iterator[None]:
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="session")
+def sandbox_server() -> Iterator[SandboxServer]:
+    """The bundled sandbox apps on http://127.0.0.1:PORT/<app>/index.html."""
+    from uivenus.envs.sandbox import SandboxServer
+
+    with SandboxServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def web_env() -> Iterator[BrowserEnv]:
+    """A desktop-viewport browser (platform WEB, 1280x720); call `reset(task)` at the start of each test."""
+    from uivenus.envs.browser import BrowserConfig, BrowserEnv
+
+    with BrowserEnv(BrowserConfig(mode="desktop")) as env:
+        yield env
+
+
+@pytest.fixture(scope="session")
+def phone_env() -> Iterator[BrowserEnv]:
+    """A phone-emulating browser (platform MOBILE, 412x915, touch); call `reset(task)` in each test."""
+    from uivenus.envs.browser import BrowserConfig, BrowserEnv
+
+    with BrowserEnv(BrowserConfig(mode="phone")) as env:
+        yield env

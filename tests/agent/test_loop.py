@@ -12,7 +12,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,30 +24,12 @@ from uivenus.actions.space import Click, Finished, PressRecent
 from uivenus.agent.loop import LoopConfig, run_episode
 from uivenus.agent.policies import PolicyBase, PolicyError, PolicyReply, PolicyRequest, Sampling, policy_from_spec
 from uivenus.cli import app
-from uivenus.envs.browser import BrowserConfig, BrowserEnv
-from uivenus.envs.sandbox import SandboxServer, check_spec, get_task
+from uivenus.envs.sandbox import check_spec, get_task
 from uivenus.records import Outcome
 from uivenus.store import TrajectoryStore, read_episode, read_run
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[SandboxServer]:
-    with SandboxServer() as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def web() -> Iterator[BrowserEnv]:
-    with BrowserEnv(BrowserConfig(mode="desktop")) as env:
-        yield env
-
-
-@pytest.fixture(scope="module")
-def phone() -> Iterator[BrowserEnv]:
-    with BrowserEnv(BrowserConfig(mode="phone")) as env:
-        yield env
+ENV_FIXTURES = {"web": "web_env", "phone": "phone_env"}  # layout -> the session browser of tests/conftest.py
 
 
 @pytest.mark.parametrize(("task_id", "layout"), [
@@ -56,9 +37,9 @@ def phone() -> Iterator[BrowserEnv]:
     ("settings/wifi_off_bluetooth_on", "phone"),
     ("mail/archive_newsletter", "phone"),
 ])
-def test_oracle_passes_sandbox_tasks_through_the_loop(request, server, tmp_path, task_id, layout) -> None:
-    env = request.getfixturevalue(layout)
-    spec = get_task(task_id).spec(server.base_url, layout)
+def test_oracle_passes_sandbox_tasks_through_the_loop(request, sandbox_server, tmp_path, task_id, layout) -> None:
+    env = request.getfixturevalue(ENV_FIXTURES[layout])
+    spec = get_task(task_id).spec(sandbox_server.base_url, layout)
     writer = TrajectoryStore(tmp_path).episode("run", "ep", spec)
     trajectory = run_episode(env, policy_from_spec("oracle"), spec, writer=writer)
     assert trajectory.outcome is Outcome.FINISHED and isinstance(trajectory.steps[-1].action, Finished)
@@ -78,15 +59,16 @@ def test_oracle_passes_sandbox_tasks_through_the_loop(request, server, tmp_path,
 
 
 @pytest.mark.usefixtures("torch_single_thread")
-def test_tiny_random_model_runs_to_the_budget_recording_malformed_replies(web, server, tmp_path, tiny_qwen3_vl):
+def test_tiny_random_model_runs_to_the_budget_recording_malformed_replies(web_env, sandbox_server, tmp_path,
+                                                                          tiny_qwen3_vl):
     import torch
 
     torch.manual_seed(0)
-    spec = get_task("contacts/add_contact").spec(server.base_url, "web")
+    spec = get_task("contacts/add_contact").spec(sandbox_server.base_url, "web")
     writer = TrajectoryStore(tmp_path).episode("run", "ep", spec)
     config = LoopConfig(max_steps=3, max_reasks=1, sampling=Sampling(temperature=1.0, max_new_tokens=24, thinking=True))
     with policy_from_spec(f"hf:{tiny_qwen3_vl}?device=cpu&dtype=float32") as policy:
-        trajectory = run_episode(web, policy, spec, config=config, writer=writer)
+        trajectory = run_episode(web_env, policy, spec, config=config, writer=writer)
     assert trajectory.outcome is Outcome.MAX_STEPS and len(trajectory.steps) == 3
     stored = read_episode(tmp_path / "run" / "ep")
     assert stored.steps == trajectory.steps
@@ -130,10 +112,10 @@ REPLIES = [
 ]
 
 
-def test_bad_replies_are_reasked_and_rejected_actions_fed_back(web, server, tmp_path) -> None:
-    spec = get_task("notes/create_note").spec(server.base_url, "web")
+def test_bad_replies_are_reasked_and_rejected_actions_fed_back(web_env, sandbox_server, tmp_path) -> None:
+    spec = get_task("notes/create_note").spec(sandbox_server.base_url, "web")
     script = Script(*REPLIES)
-    trajectory = run_episode(web, script, spec, writer=TrajectoryStore(tmp_path).episode("r", "e", spec))
+    trajectory = run_episode(web_env, script, spec, writer=TrajectoryStore(tmp_path).episode("r", "e", spec))
     first, second, third = trajectory.steps
     # step 0: the unparseable reply was answered with its error and asked again; the second try parsed
     assert [a["response"] for a in first.info["attempts"]] == REPLIES[:2]
@@ -151,10 +133,10 @@ def test_bad_replies_are_reasked_and_rejected_actions_fed_back(web, server, tmp_
     assert not trajectory.verdicts["sandbox"]["passed"]  # finishing without doing the task fails the checker
 
 
-def test_a_failing_policy_ends_the_episode_as_error_without_losing_steps(web, server, tmp_path) -> None:
-    spec = get_task("notes/create_note").spec(server.base_url, "web")
+def test_a_failing_policy_ends_the_episode_as_error_without_losing_steps(web_env, sandbox_server, tmp_path) -> None:
+    spec = get_task("notes/create_note").spec(sandbox_server.base_url, "web")
     script = Script("<action>Click(point=(500, 500))</action>")
-    trajectory = run_episode(web, script, spec, writer=TrajectoryStore(tmp_path).episode("r", "e", spec))
+    trajectory = run_episode(web_env, script, spec, writer=TrajectoryStore(tmp_path).episode("r", "e", spec))
     assert trajectory.outcome is Outcome.ERROR and "no more replies" in trajectory.metadata["error"]
     stored = read_episode(tmp_path / "r" / "e")
     assert [s.executed for s in stored.steps] == [True, False]

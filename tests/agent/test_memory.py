@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from PIL import Image
 
@@ -14,8 +12,7 @@ from uivenus.agent.loop import run_episode
 from uivenus.agent.memory import Memory, NotesError, NotesFile, family_of
 from uivenus.agent.policies import PolicyBase, PolicyReply, PolicyRequest, policy_from_spec
 from uivenus.agent.safety import Guard
-from uivenus.envs.browser import BrowserConfig, BrowserEnv
-from uivenus.envs.sandbox import SandboxServer, get_task
+from uivenus.envs.sandbox import get_task
 from uivenus.envs.sandbox.suites.mail import CODE
 from uivenus.records import Outcome
 
@@ -65,18 +62,12 @@ class Recording(PolicyBase):
         return self.inner.act(request)
 
 
-@pytest.fixture(scope="module")
-def web() -> Iterator[tuple[BrowserEnv, SandboxServer]]:
-    with SandboxServer() as server, BrowserEnv(BrowserConfig(mode="desktop")) as env:
-        yield env, server
-
-
-def test_a_note_taken_in_the_loop_reaches_later_turns_and_the_notes_file(web, tmp_path) -> None:
-    env, server = web
-    spec = get_task("mail/share_code").spec(server.base_url, "web")
+def test_a_note_taken_in_the_loop_reaches_later_turns_and_the_notes_file(web_env, sandbox_server, tmp_path) -> None:
+    spec = get_task("mail/share_code").spec(sandbox_server.base_url, "web")
     notes = NotesFile.for_family(tmp_path, "alex", family_of(spec.id, spec.app))
     policy = Recording()
-    trajectory = run_episode(env, policy, spec, guard=Guard("allow"), memory=Memory(notes_file=notes, task_id=spec.id))
+    memory = Memory(notes_file=notes, task_id=spec.id)
+    trajectory = run_episode(web_env, policy, spec, guard=Guard("allow"), memory=memory)
     assert trajectory.outcome is Outcome.FINISHED and trajectory.verdicts["sandbox"]["passed"]
     taken = next(i for i, s in enumerate(trajectory.steps) if isinstance(s.action, TakeNote))
     assert trajectory.steps[taken].executed and trajectory.steps[taken].action.content == NOTE

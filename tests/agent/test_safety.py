@@ -6,8 +6,6 @@ happens exactly where a model that knew the task would pay, send or delete.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
@@ -19,23 +17,11 @@ from uivenus.agent.safety import (
     Category, Guard, GuardDecision, GuardError, OcrReader, Verdict, Where, luhn_valid, scan_injection,
 )
 from uivenus.envs.base import Observation
-from uivenus.envs.browser import BrowserConfig, BrowserEnv
+from uivenus.envs.browser import BrowserEnv
 from uivenus.envs.sandbox import SandboxServer, get_task
 from uivenus.envs.sandbox.solving import tid
 from uivenus.envs.sandbox.suites.mail import INJECTION_TEXT
 from uivenus.records import Outcome
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[SandboxServer]:
-    with SandboxServer() as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def web() -> Iterator[BrowserEnv]:
-    with BrowserEnv(BrowserConfig(mode="desktop")) as env:
-        yield env
 
 
 class Asked:
@@ -55,9 +41,9 @@ def _episode(env: BrowserEnv, server: SandboxServer, task_id: str, guard: Guard,
     return spec, run_episode(env, policy or policy_from_spec("oracle"), spec, guard=guard)
 
 
-def test_confirm_stops_checkout_payment_and_lets_harmless_clicks_through(web, server) -> None:
+def test_confirm_stops_checkout_payment_and_lets_harmless_clicks_through(web_env, sandbox_server) -> None:
     asked = Asked(Category.PAYMENT)
-    spec, trajectory = _episode(web, server, "shop/express_checkout", Guard("confirm", asked))
+    spec, trajectory = _episode(web_env, sandbox_server, "shop/express_checkout", Guard("confirm", asked))
     *before, last = trajectory.steps
     # the card number, expiry and CVC were asked about (and allowed), then Pay now was refused
     assert [q.category for q in asked.questions] == [Category.CREDENTIALS] * 3 + [Category.PAYMENT]
@@ -71,33 +57,33 @@ def test_confirm_stops_checkout_payment_and_lets_harmless_clicks_through(web, se
     harmless = [s for s in before if s.info["guard"]["verdict"] == "harmless"]
     assert len(harmless) >= 8
     assert any("checkout" in (s.info["guard"]["target"] or "") for s in harmless)  # opening the form is not paying
-    assert len(web.app_state()["orders"]) == 1  # only the past order: no payment was made
+    assert len(web_env.app_state()["orders"]) == 1  # only the past order: no payment was made
     assert not trajectory.verdicts["sandbox"]["passed"]
 
 
-def test_confirm_stops_sending_mail(web, server) -> None:
+def test_confirm_stops_sending_mail(web_env, sandbox_server) -> None:
     asked = Asked(Category.SENDING)
-    _, trajectory = _episode(web, server, "mail/send_lunch", Guard("confirm", asked))
+    _, trajectory = _episode(web_env, sandbox_server, "mail/send_lunch", Guard("confirm", asked))
     assert [q.category for q in asked.questions] == [Category.SENDING]
     assert asked.questions[0].evidence == "Send"
     assert trajectory.outcome is Outcome.CALLED_USER and not trajectory.steps[-1].executed
-    sent = [m for m in web.app_state()["messages"] if m["folder"] == "sent" and m["to"] == "ana@example.com"]
+    sent = [m for m in web_env.app_state()["messages"] if m["folder"] == "sent" and m["to"] == "ana@example.com"]
     assert sent == []
     # the compose form was filled in: everything before Send ran
     assert [s.action.content for s in trajectory.steps if isinstance(s.action, Type)] == [
         "ana@example.com", "Lunch", "Are you free at noon on Friday?"]
 
 
-def test_block_mode_refuses_without_asking_and_allow_mode_only_records(web, server) -> None:
+def test_block_mode_refuses_without_asking_and_allow_mode_only_records(web_env, sandbox_server) -> None:
     asked = Asked()
-    _, blocked = _episode(web, server, "contacts/delete_contact", Guard("block", asked))
+    _, blocked = _episode(web_env, sandbox_server, "contacts/delete_contact", Guard("block", asked))
     assert asked.questions == []
     assert blocked.outcome is Outcome.CALLED_USER
     stop = blocked.steps[-1].info["guard"]
     assert stop["verdict"] == "blocked" and stop["category"] == "deletion" and "Delete" in stop["target"]
-    assert any(c["name"] == "Bruno Costa" for c in web.app_state()["contacts"])
+    assert any(c["name"] == "Bruno Costa" for c in web_env.app_state()["contacts"])
 
-    _, allowed = _episode(web, server, "contacts/delete_contact", Guard("allow", asked))
+    _, allowed = _episode(web_env, sandbox_server, "contacts/delete_contact", Guard("allow", asked))
     assert asked.questions == [] and allowed.verdicts["sandbox"]["passed"]
     verdicts = [s.info["guard"]["verdict"] for s in allowed.steps]
     assert verdicts.count("allowed") == 2  # "Delete", then the dialog's confirming "Delete"
@@ -120,8 +106,8 @@ class OpenMessage(PolicyBase):
         return PolicyReply(format_response(frame.action_to_model(Click(point=point)), think="open it"))
 
 
-def test_injected_instruction_on_a_page_is_flagged(web, server) -> None:
-    _, trajectory = _episode(web, server, "mail/archive_newsletter", Guard("confirm"), OpenMessage("m5"))
+def test_injected_instruction_on_a_page_is_flagged(web_env, sandbox_server) -> None:
+    _, trajectory = _episode(web_env, sandbox_server, "mail/archive_newsletter", Guard("confirm"), OpenMessage("m5"))
     opened = trajectory.steps[1]
     patterns = {flag["pattern"]: flag for flag in opened.info["injection"]}
     assert {"ignore instructions", "exfiltration", "secrecy"} <= set(patterns)

@@ -1,12 +1,12 @@
 """Real sandbox episodes for the judges: each bundled task's first screen and its reference solution's last.
 
-The server and browser fixtures of tests/envs/conftest.py are not visible from here (conftest fixtures are
-scoped to their directory), so this package starts its own, once per session.
+The episodes run on the session's shared server and desktop browser (`sandbox_server`, `web_env` of
+tests/conftest.py) and are computed once per session.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 
 from uivenus.actions.grammar import format_action
-from uivenus.envs.browser import BrowserConfig, BrowserEnv
+from uivenus.envs.browser import BrowserEnv
 from uivenus.envs.sandbox import SandboxServer
 from uivenus.envs.sandbox.runner import run_reference
 from uivenus.envs.sandbox.tasks import get_task
@@ -31,18 +31,6 @@ class Episode:
     last: Image.Image
     last_state: Mapping[str, Any]
     history: tuple[str, ...]
-
-
-@pytest.fixture(scope="session")
-def sandbox_server() -> Iterator[SandboxServer]:
-    with SandboxServer() as server:
-        yield server
-
-
-@pytest.fixture(scope="session")
-def web_env() -> Iterator[BrowserEnv]:
-    with BrowserEnv(BrowserConfig(mode="desktop")) as env:
-        yield env
 
 
 @pytest.fixture(scope="session")
