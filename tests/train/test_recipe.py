@@ -22,6 +22,7 @@ TINY_RECIPE = {
     "sft": {"lr": 0.002, "batch_size": 2, "max_steps": 2, "max_length": 2048, "log_every": 1},
     "rl": {"lr": 0.0002, "batch_size": 2, "max_steps": 1, "max_length": 2048, "sampling": {"k": 2, "max_new_tokens": 6},
            "generation_batch": 4},
+    "rl_by_domain": {"captcha": {"max_steps": 2}},
     "mopd": {"lr": 0.0002, "batch_size": 2, "max_steps": 1, "max_length": 2048,
              "sampling": {"k": 1, "max_new_tokens": 6}, "generation_batch": 4},
     "ship_dtype": "float16",
@@ -44,10 +45,13 @@ def test_tiny_recipe_runs_every_stage_and_writes_the_comparison(tmp_path: Path) 
         assert (result.checkpoints[name] / "config.json").is_file(), name
     saved = json.loads((tmp_path / "run" / RESULTS_FILE).read_text())
     assert saved["scores"] == json.loads(json.dumps(result.scores))
-    # the multi-task baseline trains on for as many steps as Stages II and III took (1 + 1 + 1)
-    assert saved["budget_steps"]["stages_2_3"] == 3
+    # the CAPTCHA expert took its own step count; the multi-task baseline trains on for as many steps as
+    # Stages II and III took (1 + 2 + 1)
+    expert = [json.loads(line) for line in (tmp_path / "run" / "expert_captcha" / "metrics.jsonl").open()]
+    assert max(r["step"] for r in expert) == 2
+    assert saved["budget_steps"]["stages_2_3"] == 4
     multitask = [json.loads(line) for line in (tmp_path / "run" / "multitask_sft" / "metrics.jsonl").open()]
-    assert max(r["step"] for r in multitask) == 3
+    assert max(r["step"] for r in multitask) == 4
     table = (tmp_path / "run" / TABLE_FILE).read_text()
     assert all(f"| {name} |" in table for name in MODELS)
     assert all((tmp_path / "run" / "plots" / f"{name}.png").stat().st_size > 1000
@@ -72,6 +76,10 @@ def test_recipe_config_rejects_stage_keys_the_recipe_sets() -> None:
         from_dict(RecipeConfig, {"sft": {"model": "runs/x", "lr": 1e-3}})
     with pytest.raises(ConfigError, match="unknown key"):
         from_dict(RecipeConfig, {"grounding": {"screens": 3}})
+    with pytest.raises(ConfigError, match=r"rl_by_domain names \['web'\]"):
+        from_dict(RecipeConfig, {"rl_by_domain": {"web": {"max_steps": 3}}})
+    with pytest.raises(ConfigError, match=r"rl_by_domain.captcha must not set \['domain'\]"):
+        from_dict(RecipeConfig, {"rl_by_domain": {"captcha": {"domain": "captcha"}}})
 
 
 def _checkpoint(root: Path, tensors: dict[str, torch.Tensor]) -> Path:

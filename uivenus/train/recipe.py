@@ -30,6 +30,8 @@ RESULTS_FILE = "recipe_results.json"
 TABLE_FILE = "recipe_table.md"
 #: The models the recipe compares, in table order.
 MODELS = ("stage1", "expert_grounding", "expert_captcha", "mopd_student", "weight_average", "multitask_sft")
+#: The Stage II experts, one per domain of the recipe's data.
+EXPERT_DOMAINS = (Domain.GROUNDING, Domain.CAPTCHA)
 #: Keys of a stage's settings the recipe sets itself (a config that sets them is rejected, not silently overridden).
 _RECIPE_KEYS = ("model", "out_dir", "sources", "domain", "teachers", "eval_sources", "progress")
 
@@ -77,7 +79,9 @@ class CaptchaData:
 class RecipeConfig:
     """The whole recipe. `sft`, `rl` and `mopd` are the stages' own settings (SFTConfig, RLConfig, MOPDConfig
     fields such as lr, batch_size, max_steps, sampling) without the model, data and output paths the recipe sets.
-    `ship_to` (optional) receives the MOPD student in `ship_dtype`. Evaluation replies are cut at
+    `rl_by_domain` overrides `rl` keys for one expert (a shallow merge), since experts differ in cost: a CAPTCHA
+    prompt carries the whole agent prompt, a grounding prompt a few lines. `ship_to` (optional) receives the MOPD
+    student in `ship_dtype`. Evaluation replies are cut at
     `eval_max_new_tokens` (the targets are a few dozen tokens; an untrained model would ramble to the harness's
     1,024-token agentic limit)."""
 
@@ -87,6 +91,7 @@ class RecipeConfig:
     captcha: CaptchaData = CaptchaData()
     sft: Mapping[str, Any] = field(default_factory=dict)
     rl: Mapping[str, Any] = field(default_factory=dict)
+    rl_by_domain: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     mopd: Mapping[str, Any] = field(default_factory=dict)
     ship_to: Path | None = None
     ship_dtype: Literal["float32", "bfloat16", "float16"] = "float16"
@@ -95,8 +100,14 @@ class RecipeConfig:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "out_dir", Path(self.out_dir))
-        for stage in ("sft", "rl", "mopd"):
-            taken = sorted(set(getattr(self, stage)) & set(_RECIPE_KEYS))
+        unknown = sorted(set(self.rl_by_domain) - {d.value for d in EXPERT_DOMAINS})
+        if unknown:
+            raise ConfigError(f"rl_by_domain names {unknown}; the recipe's experts are "
+                              f"{', '.join(d.value for d in EXPERT_DOMAINS)}")
+        stages = {"sft": self.sft, "rl": self.rl, "mopd": self.mopd,
+                  **{f"rl_by_domain.{d}": settings for d, settings in self.rl_by_domain.items()}}
+        for stage, settings in stages.items():
+            taken = sorted(set(settings) & set(_RECIPE_KEYS))
             if taken:
                 raise ConfigError(f"{stage} must not set {taken}: the recipe sets them for every stage")
 
@@ -281,11 +292,12 @@ def run_recipe(config: RecipeConfig, *, log: Callable[[str], None] = print) -> R
                      progress=config.progress)
         ckpt["stage1"] = _timed(seconds, "stage1", lambda: train_sft(sft))
         budget = 0
-        for domain, source in ((Domain.GROUNDING, grounding_src), (Domain.CAPTCHA, captcha_src)):
+        for domain, source in zip(EXPERT_DOMAINS, (grounding_src, captcha_src), strict=True):
             name = f"expert_{domain.value}"
             log(f"Stage II: RL expert for {domain.value}")
-            rl = _stage(RLConfig, config.rl, "rl", model=str(ckpt["stage1"]), out_dir=str(out / name),
-                        sources=[source], domain=domain.value, progress=config.progress)
+            settings = {**config.rl, **config.rl_by_domain.get(domain.value, {})}
+            rl = _stage(RLConfig, settings, f"rl ({domain.value})", model=str(ckpt["stage1"]),
+                        out_dir=str(out / name), sources=[source], domain=domain.value, progress=config.progress)
             ckpt[name] = _timed(seconds, name, lambda rl=rl: train_rl(rl))
             budget += rl.max_steps or 0
         log("Stage III: MOPD student distilled from both experts")
