@@ -3,8 +3,8 @@
     nano                      the bundled checkpoint (CPU + float32 here; a GPU + bfloat16 where there is one)
     nano:?batch_size=4        with `hf:` options (device, dtype, max_pixels, min_pixels, batch_size, attn)
 
-It is a ~4M-parameter Qwen3-VL trained in minutes on small synthetic screens: good for demos and smoke tests,
-not for real tasks. The weights are stored in float16 and run in float32 on a CPU.
+It is a ~4M-parameter Qwen3-VL trained in under an hour on 2 CPU cores on small synthetic screens: for demos and
+smoke tests, not for real tasks. The weights are stored in float16 and run in float32 on a CPU.
 """
 
 from __future__ import annotations
