@@ -7,9 +7,11 @@ trip so the store can append it line by line.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -24,12 +26,24 @@ def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return MappingProxyType(dict(mapping or {}))
 
 
-def _plain(value: Any) -> Any:
+def read_jsonl(path: Path | str, error: type[Exception], hint: str = "") -> Iterator[tuple[int, Any]]:
+    """(line number, value) of every non-blank line of a JSONL file; a line that is not JSON raises `error`
+    naming the file and line (and `hint`, what to do about it)."""
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise error(f"{path}:{number} is not JSON ({exc.msg}){'; ' + hint if hint else ''}") from None
+
+
+def plain(value: Any) -> Any:
     """JSON-ready copy of nested mappings/sequences (MappingProxy and tuples included)."""
     if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     if isinstance(value, StrEnum):
         return value.value
     return value
@@ -73,7 +87,7 @@ class TaskSpec:
         return replace(self, instruction=instruction)
 
     def to_dict(self) -> dict[str, Any]:
-        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+        return {f.name: plain(getattr(self, f.name)) for f in fields(self)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TaskSpec:
@@ -117,7 +131,7 @@ class Step:
             object.__setattr__(self, name, _frozen(getattr(self, name)))
 
     def to_dict(self) -> dict[str, Any]:
-        out = {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name != "action"}
+        out = {f.name: plain(getattr(self, f.name)) for f in fields(self) if f.name != "action"}
         out["action"] = self.action.to_dict() if self.action is not None else None
         return out
 
@@ -160,6 +174,6 @@ class Trajectory:
             "outcome": self.outcome.value,
             "answer": self.answer,
             "n_steps": len(self.steps),
-            "verdicts": _plain(self.verdicts),
-            "metadata": _plain(self.metadata),
+            "verdicts": plain(self.verdicts),
+            "metadata": plain(self.metadata),
         }

@@ -22,7 +22,7 @@ from uivenus.tasks.functions import app_model
 from uivenus.tasks.gate import Execution, Gate, RejectionCode
 from uivenus.tasks.pipeline import FEEDBACK_FILE, Pipeline
 from uivenus.tasks.spec import SynthTask, TaskKind
-from uivenus.tasks.synthesis import Synthesis, TemplateSynthesizer, build_task, compose, phrase_call
+from uivenus.tasks.synthesis import TemplateSynthesizer, build_task, compose, phrase_call
 
 REFUSED = {"errors": {"phone-error": "A phone number has 7 to 15 digits"}, "disabled": ["save-contact"]}
 
@@ -126,23 +126,12 @@ def test_invalid_tasks_teach_the_catalog_and_agent_errors_do_not(catalog: Catalo
     assert not forbidden.allows(note.calls[0]) and catalog.version == version + 1
 
 
-class FixedSynthesizer:
-    """Proposes the given tasks (a synthesizer whose output the test knows)."""
-
-    name = "fixed"
-
-    def __init__(self, tasks: Sequence[SynthTask]) -> None:
-        self.tasks = tuple(tasks)
-
-    def synthesize(self, catalog: Catalog, n: int) -> Synthesis:
-        return Synthesis(self.tasks[:n])
-
-
 def _digits(phone: str) -> int:
     return len(re.sub(r"\D", "", phone))
 
 
-def test_a_round_learns_from_an_invalid_task_and_the_next_sampler_avoids_it(catalog: Catalog, tmp_path: Path) -> None:
+def test_a_round_learns_from_an_invalid_task_and_the_next_sampler_avoids_it(catalog: Catalog, tmp_path: Path,
+                                                                           fixed_synthesizer: type) -> None:
     bad_phone = make(catalog, "contacts.add_contact", name="Sam Lee", phone="12-34")
     note = make(catalog, "notes.create_note", title="Weekend plans", body="Water the basil every day")
     fresh = Catalog.from_dict(catalog.to_dict())
@@ -150,7 +139,7 @@ def test_a_round_learns_from_an_invalid_task_and_the_next_sampler_avoids_it(cata
     assert any(not 7 <= _digits(t.calls[0].params["phone"]) <= 15 for t in sampler.synthesize(fresh, 24).tasks)
 
     with SerialExecutor() as executor:  # a random agent fails both; the worker's reference runs tell them apart
-        pipeline = Pipeline(catalog, FixedSynthesizer([bad_phone, note]), Gate(catalog), executor, "random:3",
+        pipeline = Pipeline(catalog, fixed_synthesizer([bad_phone, note]), Gate(catalog), executor, "random:3",
                             tmp_path, "feedback", max_steps=3, progress=False)
         stats = pipeline.round(2)
     assert (stats.proposed, stats.accepted, stats.executable, stats.verified_success) == (2, 2, 1, 0)

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -25,7 +24,7 @@ from uivenus.tasks.functions import app_model
 from uivenus.tasks.gate import Gate
 from uivenus.tasks.pipeline import PLAN_FILE, STATS_FILE, Pipeline, RoundStats, episode_id
 from uivenus.tasks.spec import SynthTask, TaskKind, write_tasks
-from uivenus.tasks.synthesis import Synthesis, build_task, compose, phrase_call
+from uivenus.tasks.synthesis import build_task, compose, phrase_call
 
 APPS = ("settings", "notes", "contacts")
 
@@ -42,18 +41,6 @@ def make(catalog: Catalog, key: str, **params: object) -> SynthTask:
     call = FunctionCall(app, name, params)
     return build_task([call], compose([phrase_call(catalog.function(key), call)]), TaskKind.SINGLE,
                       app_model(app).setup, {"synthesizer": "test"})
-
-
-class FixedSynthesizer:
-    """Proposes the given tasks."""
-
-    name = "fixed"
-
-    def __init__(self, tasks: Sequence[SynthTask]) -> None:
-        self.tasks = tuple(tasks)
-
-    def synthesize(self, catalog: Catalog, n: int) -> Synthesis:
-        return Synthesis(self.tasks[:n])
 
 
 #: A pipeline round in a process of its own, proposing the tasks of a JSONL file.
@@ -84,7 +71,8 @@ def _fingerprint(path: Path) -> tuple[int, int]:
     return stat.st_ino, stat.st_mtime_ns
 
 
-def test_a_pipeline_killed_mid_round_resumes_without_redoing_finished_episodes(tmp_path: Path) -> None:
+def test_a_pipeline_killed_mid_round_resumes_without_redoing_finished_episodes(tmp_path: Path,
+                                                                              fixed_synthesizer: type) -> None:
     catalog = _catalog()
     tasks = [make(catalog, "settings.set_toggle", which="bluetooth", value="off"),
              make(catalog, "notes.create_note", title="Garden jobs", body="Buy flour and yeast"),
@@ -114,7 +102,7 @@ def test_a_pipeline_killed_mid_round_resumes_without_redoing_finished_episodes(t
 
     others = [make(catalog, "notes.pin_note", note="Groceries")]  # a restarted round must not propose anew
     with SerialExecutor() as executor:
-        stats = Pipeline(_catalog(), FixedSynthesizer(others), Gate(_catalog()), executor, "oracle", store, "killed",
+        stats = Pipeline(_catalog(), fixed_synthesizer(others), Gate(_catalog()), executor, "oracle", store, "killed",
                          progress=False).round(3)
     assert stats.round == 1 and stats.skipped == len(finished) and stats.episodes == len(tasks) - len(finished)
     assert (stats.proposed, stats.accepted, stats.verified_success) == (3, 3, 3)

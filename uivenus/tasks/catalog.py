@@ -21,6 +21,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from uivenus.records import plain
+
 SCHEMA = "uivenus.catalog/1"
 DOCS_DIR = Path(__file__).parent / "docs"
 
@@ -273,7 +275,7 @@ class Constraint:
     @property
     def identity(self) -> str:
         """What makes two constraints the same (reason and source aside)."""
-        return json.dumps([self.key, self.kind.value, self.param, _plain(self.condition)], sort_keys=True)
+        return json.dumps([self.key, self.kind.value, self.param, plain(self.condition)], sort_keys=True)
 
     def allows(self, call: FunctionCall, calls: Sequence[FunctionCall] = ()) -> bool:
         """Whether `call` (one of `calls`, the whole task) keeps this constraint."""
@@ -286,7 +288,7 @@ class Constraint:
         return VALUE_CONDITIONS[self.condition["op"]](self.condition, call.params[self.param])
 
     def to_dict(self) -> dict[str, Any]:
-        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+        return {f.name: plain(getattr(self, f.name)) for f in fields(self)}
 
 
 _CALL_CONDITIONS: dict[str, Callable[[Mapping[str, Any], FunctionCall, Sequence[FunctionCall]], bool]] = {
@@ -429,16 +431,6 @@ class Catalog:
             raise CatalogError(f"{path} is not JSON: {exc}") from None
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, StrEnum):
-        return value.value
-    return value
-
-
 def _empty(value: Any) -> bool:
     return value is None or value is False or (isinstance(value, (str, tuple, list, Mapping)) and not value)
 
@@ -453,7 +445,7 @@ def _plain_record(record: Any, skip: Iterable[str] = ()) -> dict[str, Any]:
         if f.name == "params":
             out[f.name] = [_plain_record(p) for p in value]
         elif not _empty(value):
-            out[f.name] = _plain(value)
+            out[f.name] = plain(value)
     return out
 
 

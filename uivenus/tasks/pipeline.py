@@ -47,7 +47,7 @@ from rich.table import Table
 from uivenus.actions.space import Platform
 from uivenus.agent.policies.base import Policy
 from uivenus.envs.base import Env, EnvError
-from uivenus.records import Outcome, RecordError, TaskSpec, Trajectory
+from uivenus.records import Outcome, RecordError, TaskSpec, Trajectory, read_jsonl
 from uivenus.store import EPISODE_FILE, StoreError, TrajectoryStore, read_episode
 from uivenus.tasks.catalog import Catalog
 from uivenus.tasks.desktop import ReferencePolicy  # importing it registers the desktop check kinds with the loop
@@ -113,15 +113,12 @@ def _task_from_dict(data: Mapping[str, Any]) -> AnyTask:
 def load_tasks(path: str | Path) -> list[AnyTask]:
     """Tasks from a JSONL file: synthesised tasks (`tasks synth`/`gate` output) or plain TaskSpec lines."""
     out = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
+    for number, data in read_jsonl(path, PipelineError, "a line is a synthesised task or a TaskSpec"):
         try:
-            data = json.loads(line)
             if not isinstance(data, dict):
                 raise RecordError(f"a task is a JSON object, got {type(data).__name__}")
             out.append(_task_from_dict(data))
-        except (ValueError, TypeError) as exc:  # bad JSON, RecordError
+        except (ValueError, TypeError) as exc:  # RecordError
             raise PipelineError(f"{path}:{number} is neither a synthesised task nor a TaskSpec: {exc}") from None
     return out
 

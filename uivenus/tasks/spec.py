@@ -20,7 +20,7 @@ from types import MappingProxyType
 from typing import Any
 
 from uivenus.envs.materialize import FileSpec, MaterializeError, MaterializePlan, Settings
-from uivenus.records import RecordError, TaskSpec
+from uivenus.records import RecordError, TaskSpec, read_jsonl
 from uivenus.tasks.catalog import FunctionCall
 from uivenus.tasks.desktop import CHECK_KINDS, CheckError, Segment, SegmentedTask, evaluate
 
@@ -125,11 +125,9 @@ def write_tasks(path: Path | str, tasks: Iterable[SynthTask]) -> int:
 def read_tasks(path: Path | str) -> list[SynthTask]:
     """Tasks from a JSONL file written by `write_tasks` (blank lines skipped; a bad line names its number)."""
     tasks = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
+    for number, data in read_jsonl(path, RecordError):
         try:
-            tasks.append(SynthTask.from_dict(json.loads(line)))
-        except (json.JSONDecodeError, RecordError) as exc:
+            tasks.append(SynthTask.from_dict(data))
+        except RecordError as exc:
             raise RecordError(f"{path}:{number}: {exc}") from None
     return tasks

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
+
+from uivenus.records import read_jsonl
 
 __all__ = ["PlotError", "plot_metrics", "read_metrics"]
 
@@ -23,13 +24,7 @@ def read_metrics(path: Path | str) -> dict[str, tuple[list[int], list[float]]]:
     if not file.is_file():
         raise PlotError(f"{file} does not exist; train a stage first (it writes metrics.jsonl into its out_dir)")
     series: dict[str, tuple[list[int], list[float]]] = {}
-    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise PlotError(f"{file}:{number} is not JSON ({exc.msg})") from None
+    for _, record in read_jsonl(file, PlotError):
         step = record.get("step")
         for name, value in record.items():
             if name != "step" and isinstance(value, (int, float)) and not isinstance(value, bool) \

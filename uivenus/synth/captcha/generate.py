@@ -10,6 +10,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+from uivenus.records import read_jsonl
 from uivenus.synth.captcha import families as _families  # noqa: F401 - registers every family
 from uivenus.synth.captcha.base import (
     FAMILIES,
@@ -96,13 +97,7 @@ def load_captchas(data_dir: Path | str) -> list[Instance]:
     if not index.is_file():
         raise CaptchaError(f"{index} does not exist; generate instances there first with generate_captchas")
     instances = []
-    for number, line in enumerate(index.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CaptchaError(f"{index}:{number} is not JSON ({exc.msg}); regenerate the directory") from None
+    for number, data in read_jsonl(index, CaptchaError, "regenerate the directory"):
         name = str(data.get("page", ""))
         page = root / name
         if Path(name).name != name or not page.is_file():
