@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -12,17 +14,16 @@ app = typer.Typer(help="Parse model responses and convert other systems' action 
 
 
 def read_responses(path: Path) -> list[str]:
-    """Responses from a file: a JSON list of strings, or one response per non-empty line."""
+    """Responses from a file: a JSON list of strings, else one response per non-empty line (so a file of grounding
+    answers such as `[523, 411]` is read line by line)."""
     text = path.read_text(encoding="utf-8")
-    stripped = text.lstrip()
-    if stripped.startswith("["):
+    if text.lstrip().startswith("["):
         try:
             items = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise typer.BadParameter(f"{path} looks like a JSON list but is not valid JSON: {exc}") from None
-        if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
-            raise typer.BadParameter(f"{path}: a JSON file must hold a list of response strings")
-        return items
+        except json.JSONDecodeError:
+            items = None
+        if isinstance(items, list) and items and all(isinstance(i, str) for i in items):
+            return items
     return [line for line in text.splitlines() if line.strip()]
 
 
@@ -34,17 +35,21 @@ def parse_size(text: str) -> tuple[int, int]:
     return int(width), int(height)
 
 
-def parse_to_screen(text: str, frame: Any, *, lenient: bool) -> dict[str, Any]:
-    """One response -> a JSON-ready dict with its actions in screen pixels, or its error."""
-    from uivenus.actions.coords import CoordinateError
-    from uivenus.actions.grammar import ParseError, parse_response
+class ParseMode(StrEnum):
+    """What kind of reply a file holds: agent steps (`<action>` calls), grounding answers (`[x,y]`), or either."""
 
-    try:
-        response = parse_response(text, lenient=lenient)
-        actions = [frame.action_to_screen(a).to_dict() for a in response.actions]
-    except (ParseError, CoordinateError) as exc:
-        return {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
-    out: dict[str, Any] = {"ok": True, "actions": actions}
+    AUTO = "auto"
+    AGENT = "agent"
+    GROUNDING = "grounding"
+
+
+def agent_to_screen(text: str, frame: Any, *, lenient: bool) -> dict[str, Any]:
+    """One agent response -> a JSON-ready dict with its actions in screen pixels (raises on a malformed reply)."""
+    from uivenus.actions.grammar import parse_response
+
+    response = parse_response(text, lenient=lenient)
+    out: dict[str, Any] = {"ok": True, "mode": ParseMode.AGENT.value,
+                           "actions": [frame.action_to_screen(a).to_dict() for a in response.actions]}
     if response.think is not None:
         out["think"] = response.think
     if response.conclusion is not None:
@@ -52,6 +57,39 @@ def parse_to_screen(text: str, frame: Any, *, lenient: bool) -> dict[str, Any]:
     if response.recovered:
         out["recovered"] = list(response.notes)
     return out
+
+
+def grounding_to_screen(text: str, frame: Any) -> dict[str, Any]:
+    """One grounding answer -> its point (and box) in screen pixels; `[-1,-1]` is a refusal with no point."""
+    from uivenus.actions.grammar import parse_grounding
+
+    answer = parse_grounding(text)
+    out: dict[str, Any] = {"ok": True, "mode": ParseMode.GROUNDING.value, "refused": answer.refused,
+                           "point": None if answer.point is None else list(frame.to_screen(answer.point))}
+    if answer.box is not None:
+        out["box"] = [*frame.to_screen(answer.box[:2]), *frame.to_screen(answer.box[2:])]
+    return out
+
+
+def _looks_like_grounding(text: str) -> bool:
+    """A reply with no action call (`Name(`) but a bracketed list is a grounding answer."""
+    return re.search(r"[A-Za-z_]\w*\s*\(", text) is None and re.search(r"[\[(]", text) is not None
+
+
+def parse_to_screen(text: str, frame: Any, *, lenient: bool, mode: ParseMode = ParseMode.AUTO) -> dict[str, Any]:
+    """One response -> a JSON-ready dict with its actions (agent) or point (grounding) in screen pixels, or its
+    error; `auto` reads a reply with no action call, as a grounding answer (a malformed call stays an agent error)."""
+    from uivenus.actions.coords import CoordinateError
+    from uivenus.actions.grammar import ParseError
+
+    if mode is ParseMode.AUTO:
+        mode = ParseMode.GROUNDING if _looks_like_grounding(text) else ParseMode.AGENT
+    try:
+        if mode is ParseMode.GROUNDING:
+            return grounding_to_screen(text, frame)
+        return agent_to_screen(text, frame, lenient=lenient)
+    except (ParseError, CoordinateError) as exc:
+        return {"ok": False, "mode": mode.value, "error": f"{type(exc).__name__}: {exc}"}
 
 
 @app.command("parse")
@@ -63,8 +101,10 @@ def parse(
     divisor: int = typer.Option(1000, help="Relative frame divisor (1000; some models use 999)."),
     factor: int = typer.Option(28, help="smart_resize factor: 28 for Qwen2/2.5-VL, 32 for Qwen3-VL."),
     lenient: bool = typer.Option(False, help="Recover the last well-formed action from responses with junk."),
+    mode: ParseMode = typer.Option(ParseMode.AUTO, help="agent (<action> calls), grounding ([x,y], [-1,-1] "
+                                   "refuses) or auto (grounding when a reply has no action call)."),
 ) -> None:
-    """Print one JSON object per response: its actions in screen pixels, or the error."""
+    """Print one JSON object per response: its actions or grounding point in screen pixels, or the error."""
     from uivenus.actions.coords import CoordinateError, frame_from_options
 
     try:
@@ -72,7 +112,7 @@ def parse(
     except CoordinateError as exc:
         raise typer.BadParameter(str(exc)) from None
     for text in read_responses(file):
-        typer.echo(json.dumps(parse_to_screen(text, screen_frame, lenient=lenient), ensure_ascii=False))
+        typer.echo(json.dumps(parse_to_screen(text, screen_frame, lenient=lenient, mode=mode), ensure_ascii=False))
 
 
 @app.command("convert")

@@ -7,6 +7,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import typer
 from rich.console import Console
 from rich.table import Table
 
@@ -83,36 +84,28 @@ DEMO_JUDGES = ("program", "ocr")
 
 
 def verify_episode(console: Console, directory: Path, trajectory: Any) -> dict[str, Any]:
-    """Verify the recorded episode with `verify_trace` (program + OCR judges); on a verifier error, fall back to
-    the loop's own checker verdict. Returns what the report shows."""
-    from uivenus.verify.base import VerifyError, judge_from_spec
+    """Verify the recorded episode with `verify_trace` (program + OCR judges); returns what the report shows.
+
+    A verifier that cannot run is the demo's failure, never hidden behind the loop's own verdict."""
+    from uivenus.verify.base import judge_from_spec
     from uivenus.verify.trace import verify_trace
 
-    try:
-        result = verify_trace(trajectory, directory, [judge_from_spec(spec) for spec in DEMO_JUDGES])
-    except VerifyError as exc:
-        console.print(f"[yellow]trace verification unavailable ({exc}); using the loop's checker verdict[/yellow]")
-        return {"checker": dict(trajectory.verdicts)}
+    result = verify_trace(trajectory, directory, [judge_from_spec(spec) for spec in DEMO_JUDGES])
     console.print(f"[bold]Verified[/bold] with {' + '.join(DEMO_JUDGES)} judges: outcome "
                   f"[bold]{result.outcome.value}[/bold] ({result.reason})")
     return {"trace": result.to_dict(), "checker": dict(trajectory.verdicts)}
 
 
-def nano_grounding(console: Console, out: Path, screens: int = 4) -> dict[str, Any] | None:
+def nano_grounding(console: Console, out: Path, screens: int = 4) -> dict[str, Any]:
     """Synthesize a few small screens and let the bundled `nano` policy ground their instructions; print accuracy."""
-    from uivenus.agent.policies import PolicyError
     from uivenus.evals.grounding import evaluate_grounding, load_grounding
     from uivenus.synth.grounding import generate_grounding
 
     console.print(f"\n[bold]Grounding[/bold]: {screens} synthetic 224x224 screens, instructions grounded by `nano`")
     generate_grounding(screens, out / "screens", seed=2024, sizes=[(224, 224)], simple=True, per_sample=2,
                        progress=False)
-    try:
-        results = evaluate_grounding(load_grounding(out / "screens" / "annotations.json"), "nano", out / "results",
-                                     progress=False)
-    except PolicyError as exc:
-        console.print(f"[yellow]nano is not available: {exc}[/yellow]")
-        return None
+    results = evaluate_grounding(load_grounding(out / "screens" / "annotations.json"), "nano", out / "results",
+                                 progress=False)
     console.print(f"nano grounding accuracy: [bold]{results['accuracy']:.2f}[/bold] ({results['hits']}/{results['n']})")
     return results
 
@@ -122,15 +115,22 @@ def demo(out: Path = Path("runs/demo")) -> None:
     verification, `nano` grounding synthetic screens, and an HTML report of it all."""
     import time
 
+    from uivenus.agent.policies import PolicyError
     from uivenus.cli.report import write_report
+    from uivenus.envs.base import EnvError
+    from uivenus.verify.base import VerifyError
 
     started = time.perf_counter()
     console = Console(width=max(Console().width, 140))
     ok, failed = action_table(console)
     console.print(f"[bold]{ok}[/bold] inputs mapped, [bold]{failed}[/bold] reported as unmappable or malformed")
-    directory, trajectory = agent_episode(console, out)
-    verification = verify_episode(console, directory, trajectory)
-    grounding = nano_grounding(console, out / "grounding")
+    try:
+        directory, trajectory = agent_episode(console, out)
+        verification = verify_episode(console, directory, trajectory)
+        grounding = nano_grounding(console, out / "grounding")
+    except (PolicyError, VerifyError, EnvError) as exc:
+        console.print(f"[red]demo failed: {type(exc).__name__}: {exc}[/red]")
+        raise typer.Exit(1) from None
     report = write_report(out / "report.html", title="uivenus demo", grounding=grounding, trajectory=trajectory,
                           episode_dir=directory, verification=verification,
                           notes=[f"{ok} inputs mapped to unified actions, {failed} reported as unmappable.",
