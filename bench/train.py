@@ -76,7 +76,7 @@ def _models(root: Path, hidden: int, image: int) -> tuple[Path, Path]:
 
 
 def _ours(args: argparse.Namespace) -> dict[str, Any]:
-    from uivenus.train.data import SourceSpec
+    from uivenus.train.sources import SourceSpec
     from uivenus.train.mopd import MOPDConfig, train_mopd
     from uivenus.train.sampling import SamplingConfig
 
@@ -100,7 +100,7 @@ def _trl(args: argparse.Namespace) -> dict[str, Any]:
     from trl import DistillationConfig, DistillationTrainer
 
     from uivenus.agent.policies.transformers_local import load_processor, to_chat
-    from uivenus.train.data import grounding_samples
+    from uivenus.train.sources.datasets import grounding_samples
     from uivenus.train.trainer import load_model
 
     processor = load_processor(args.student)

@@ -13,11 +13,13 @@ import pytest
 import yaml
 
 from uivenus.train.config import call_with_options, from_dict, load_config
-from uivenus.train.data import SOURCES, Domain, SourceSpec, VerdictPolicy
 from uivenus.train.mopd import MOPDConfig
 from uivenus.train.recipe import RecipeConfig
 from uivenus.train.rl import RLConfig
+from uivenus.train.samples import Domain
 from uivenus.train.sft import SFTConfig
+from uivenus.train.sources import SOURCES, SourceSpec
+from uivenus.train.sources.trajectories import VerdictPolicy
 from uivenus.train.trainer import CHECKPOINTS, TrainConfig
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -27,10 +27,12 @@ from uivenus.agent.loop import LoopConfig, run_episode
 from uivenus.agent.policies import PolicyBase, PolicyReply, PolicyRequest, policy_from_spec
 from uivenus.agent.policies.base import Message
 from uivenus.store import TrajectoryStore, export_parquet, read_episode, write_verdicts
-from uivenus.train.data import (
-    ChatSample, DataError, Domain, SampleStream, Samples, VerdictPolicy, captcha_samples, collate,
-    converted_samples, encode, grounding_samples, parquet_samples, trajectory_samples, verdict_outcome,
-)
+from uivenus.train.collate import collate
+from uivenus.train.encode import encode
+from uivenus.train.samples import ChatSample, DataError, Domain, Samples
+from uivenus.train.sources.datasets import captcha_samples, converted_samples, grounding_samples
+from uivenus.train.sources.trajectories import VerdictPolicy, parquet_samples, trajectory_samples, verdict_outcome
+from uivenus.train.stream import SampleStream
 from uivenus.verify.base import TraceOutcome
 from uivenus.verify.rewards import action_reward, point_in_box
 
@@ -307,7 +309,7 @@ def test_converted_samples_map_foreign_actions_into_the_model_frame(tmp_path: Pa
         {"image": "screen.png", "instruction": "Hum", "action": {"action_type": "hum"}},
     ]
     (tmp_path / "aw.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
-    with caplog.at_level(logging.WARNING, logger="uivenus.train.data"):
+    with caplog.at_level(logging.WARNING, logger="uivenus.train.sources.datasets"):
         samples = list(converted_samples(tmp_path / "aw.jsonl", "androidworld", "mobile"))
     assert [s.target for s in samples] == [
         "<think>The icon is in the middle.</think>\n<action>Click(point=(500, 550))</action>"]
@@ -401,7 +403,7 @@ def test_samples_refuse_what_cannot_be_trained_on() -> None:
 
 def test_generated_tokens_get_the_same_masks_as_the_teacher_forced_reply(run, processor) -> None:
     """What RL and distillation train on: the exact sampled ids after the prompt, annotated by decoding them."""
-    from uivenus.train.data import encode_completion, encode_prompt
+    from uivenus.train.encode import encode_completion, encode_prompt
 
     sample = next(s for s in trajectory_samples(run[0]) if s.id == "run/b-partial/2")
     forced = encode(processor, sample)

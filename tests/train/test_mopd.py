@@ -17,10 +17,12 @@ from uivenus.actions.space import Click, Sequence as SequenceAction, Type
 from uivenus.agent.conversation import grounding_messages
 from uivenus.agent.policies.transformers_local import load_processor
 from uivenus.train.config import ConfigError, load_config
-from uivenus.train.data import ChatSample, Domain, SourceSpec, encode_completion, encode_prompt
+from uivenus.train.encode import encode_completion, encode_prompt
 from uivenus.train.losses import ActionCorrectness, action_aware_weights
 from uivenus.train.mopd import MOPDConfig, MOPDLoss, action_correctness, action_hint, teacher_messages, train_mopd
+from uivenus.train.samples import ChatSample, Domain
 from uivenus.train.sampling import ModelSampler, Rollout, SamplingConfig, completion_view, encode_rollouts
+from uivenus.train.sources import SourceSpec
 from uivenus.train.spans import TokenSpans
 from uivenus.train.tiny import build_tiny_qwen3_vl
 from uivenus.train.trainer import TrainError, load_model
@@ -245,7 +247,7 @@ def test_reverse_kl_to_the_teacher_falls_in_a_few_steps(models: tuple[Path, Path
                         max_steps=10, batch_size=2, sampling=SamplingConfig(k=8, max_new_tokens=12), resume=None,
                         schedule="constant", shuffle_buffer=0, tensorboard=False, progress=False)
     loss = MOPDLoss(config, load_processor(str(student)))
-    from uivenus.train.data import samples_from_spec
+    from uivenus.train.sources import samples_from_spec
 
     torch.manual_seed(0)
     fixed = ModelSampler(load_model(student, "float32"), loss.processor, SamplingConfig(k=4, max_new_tokens=12)

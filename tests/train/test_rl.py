@@ -13,11 +13,13 @@ from PIL import Image, ImageDraw
 
 from uivenus.agent.policies import policy_from_spec
 from uivenus.agent.serve import ServerThread, create_app
+from uivenus.train.collate import Batch, collate
 from uivenus.train.config import ConfigError, load_config
-from uivenus.train.data import Batch, SourceSpec, collate, encode, samples_from_spec
+from uivenus.train.encode import encode
 from uivenus.train.rl import RLConfig, RLLoss, train_rl
 from uivenus.train.sampling import SamplingConfig, score_rollouts
 from uivenus.train.sft import SFTConfig, train_sft
+from uivenus.train.sources import SourceSpec, samples_from_spec
 from uivenus.train.trainer import load_model
 
 pytestmark = pytest.mark.usefixtures("torch_single_thread")
@@ -161,7 +163,8 @@ def test_prompts_cut_from_a_stream_batch_are_what_encode_prompt_gives(tiny_qwen3
     from uivenus.agent.conversation import grounding_messages
     from uivenus.agent.policies.transformers_local import load_processor
     from uivenus.actions.coords import Frame
-    from uivenus.train.data import ChatSample, encode_prompt
+    from uivenus.train.encode import encode_prompt
+    from uivenus.train.samples import ChatSample
     from uivenus.train.sampling import batch_prompts
 
     processor = load_processor(str(tiny_qwen3_vl))

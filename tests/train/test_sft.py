@@ -19,9 +19,11 @@ from uivenus.actions.space import Click
 from uivenus.records import Outcome, Step, TaskSpec
 from uivenus.store import TrajectoryStore
 from uivenus.train.config import ConfigError, apply_overrides, config_to_dict, from_dict, load_config
-from uivenus.train.data import SampleStream, SourceSpec, grounding_samples, samples_from_spec
 from uivenus.train.sft import SFTConfig, SFTLoss, sft_loss, token_weights, train_sft
+from uivenus.train.sources import SourceSpec, samples_from_spec
+from uivenus.train.sources.datasets import grounding_samples
 from uivenus.train.spans import TokenSpans
+from uivenus.train.stream import SampleStream
 from uivenus.train.trainer import LATEST, TrainError, Trainer
 
 pytestmark = pytest.mark.usefixtures("torch_single_thread")

@@ -24,15 +24,17 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from uivenus.actions.space import Sequence as SequenceAction
 from uivenus.agent.policies.base import Message
+from uivenus.train.collate import Batch
 from uivenus.train.config import ConfigError
-from uivenus.train.data import Batch, ChatSample, Domain, SourceSpec
 from uivenus.train.losses import (
     ActionCorrectness, action_aware_weights, group_advantages, mopd_loss, sequence_mean,
 )
 from uivenus.train.rl import frozen_model, unwrap
+from uivenus.train.samples import ChatSample, Domain
 from uivenus.train.sampling import (
     Rollout, Sampler, SamplingConfig, batch_prompts, completion_view, encode_rollouts, make_sampler, score_rollouts,
 )
+from uivenus.train.sources import SourceSpec
 from uivenus.train.trainer import TrainConfig, Trainer, TrainError, stage_main, stream_for, token_logprobs
 from uivenus.verify.rewards import POINT_SCORERS, ReferenceAction, RewardWeights, action_reward
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from uivenus.train.config import ConfigError, from_dict, save_config
-from uivenus.train.data import Domain
+from uivenus.train.samples import Domain
 
 __all__ = ["CaptchaData", "GroundingData", "RecipeConfig", "RecipeResult", "TinyModelSpec", "results_table",
            "run_recipe", "ship_checkpoint"]

@@ -16,10 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from uivenus.train.collate import Batch
 from uivenus.train.config import ConfigError
-from uivenus.train.data import Batch, ChatSample, Domain, SourceSpec
 from uivenus.train.losses import ADVANTAGE_METHODS, KL_ESTIMATORS, clipped_pg_loss, group_advantages, kl_penalty
+from uivenus.train.samples import ChatSample, Domain
 from uivenus.train.sampling import Rollout, Sampler, SamplingConfig, batch_prompts, make_sampler, score_rollouts
+from uivenus.train.sources import SourceSpec
 from uivenus.train.trainer import TrainConfig, Trainer, TrainError, load_model, stage_main, stream_for, token_logprobs
 from uivenus.verify.rewards import POINT_SCORERS, RewardBreakdown, RewardWeights, action_reward
 

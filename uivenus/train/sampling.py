@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from uivenus.agent.policies.base import Message, Policy, PolicyRequest, Sampling, policy_from_spec
 from uivenus.agent.policies.transformers_local import completion_length, stop_ids_of, to_chat
-from uivenus.train.data import (
-    IGNORE_INDEX, Batch, ChatSample, PromptInputs, chat_template_kwargs, collate, encode_completion, encode_prompt,
-)
+from uivenus.train.collate import Batch, collate
+from uivenus.train.encode import IGNORE_INDEX, PromptInputs, chat_template_kwargs, encode_completion, encode_prompt
+from uivenus.train.samples import ChatSample
 from uivenus.train.trainer import token_logprobs
 
 if TYPE_CHECKING:

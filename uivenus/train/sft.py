@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from uivenus.train.collate import Batch
 from uivenus.train.config import ConfigError
-from uivenus.train.data import Batch, SourceSpec
+from uivenus.train.sources import SourceSpec
 from uivenus.train.spans import SPAN_KINDS, span_weights
 from uivenus.train.trainer import EvalHook, TrainConfig, Trainer, loss_eval_hook, stage_main, stream_for, token_logprobs
 

@@ -25,8 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
+from uivenus.train.collate import Batch
 from uivenus.train.config import save_config
-from uivenus.train.data import IGNORE_INDEX, Batch, SampleStream, SourceSpec, samples_from_spec
+from uivenus.train.encode import IGNORE_INDEX
+from uivenus.train.sources import SourceSpec, samples_from_spec
+from uivenus.train.stream import SampleStream
 
 if TYPE_CHECKING:
     import torch

@@ -1,0 +1,61 @@
+"""The sources a training config can name: the `SOURCES` registry (kind → reader), `SourceSpec` (one entry of a
+config's `sources`) and `samples_from_spec`, which builds the reader a spec names.
+
+A config names data by kind and options, never by import path; adding a source is one entry here, and a spec's
+options are checked against its reader's parameters. The readers live in `trajectories` (recorded episodes) and
+`datasets` (grounding, CAPTCHA, converted single steps).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from uivenus.train.config import ConfigError, call_with_options
+from uivenus.train.samples import Samples
+from uivenus.train.sources.datasets import captcha_samples, converted_samples, grounding_samples
+from uivenus.train.sources.trajectories import parquet_samples, trajectory_samples
+
+__all__ = ["SOURCES", "SourceSpec", "samples_from_spec"]
+
+
+#: Every kind of source a config can name, with the function that builds it from its options.
+SOURCES: dict[str, Callable[..., Samples]] = {
+    "trajectories": trajectory_samples,
+    "parquet": parquet_samples,
+    "grounding": grounding_samples,
+    "captcha": captcha_samples,
+    "converted": converted_samples,
+}
+
+
+@dataclass(frozen=True)
+class SourceSpec:
+    """One source in a config: `{kind: grounding, annotations: data/g/annotations.json, frame_kind: rel}`."""
+
+    kind: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.kind not in SOURCES:
+            raise ConfigError(f"unknown source kind {self.kind!r}; use one of {', '.join(SOURCES)}")
+        object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
+
+    @classmethod
+    def from_config(cls, data: Any, path: str) -> SourceSpec:
+        if not isinstance(data, Mapping) or "kind" not in data:
+            raise ConfigError(f"config key {path!r} must be a mapping with a 'kind' ({', '.join(SOURCES)}) and its "
+                              "options")
+        return cls(kind=data["kind"], options={k: v for k, v in data.items() if k != "kind"})
+
+    def to_config(self) -> dict[str, Any]:
+        return {"kind": self.kind, **{k: str(v) if isinstance(v, Path) else v for k, v in self.options.items()}}
+
+
+def samples_from_spec(spec: SourceSpec, where: str = "source") -> Samples:
+    """Build the source a spec names, its options checked against the source function's parameters."""
+    return call_with_options(SOURCES[spec.kind], spec.options, f"{where}({spec.kind})")
+
