@@ -11,10 +11,9 @@ from typer.testing import CliRunner
 
 from uivenus.cli.tasks import app as tasks_cli
 from uivenus.envs.registry import make_env
-from uivenus.tasks.catalog import (
-    Catalog, CatalogError, Change, Constraint, ConstraintKind, Function, FunctionCall, Param, bundled_docs,
-    catalog_from_docs, diff_catalogs,
-)
+from uivenus.tasks.catalog import Catalog, CatalogError, Constraint, ConstraintKind, Function, FunctionCall, Param
+from uivenus.tasks.catalog_diff import Change, diff_catalogs
+from uivenus.tasks.catalog_docs import bundled_docs, catalog_from_docs
 from uivenus.tasks.explore import ExploreLimits, explore_app
 
 SETTINGS_FUNCTIONS = {"set_toggle", "set_brightness", "set_language", "set_device_name", "reset_settings"}

@@ -13,7 +13,8 @@ from types import ModuleType
 import pytest
 
 from uivenus.store import read_run
-from uivenus.tasks.catalog import Catalog, FunctionCall, bundled_docs, catalog_from_docs
+from uivenus.tasks.catalog import Catalog, FunctionCall
+from uivenus.tasks.catalog_docs import bundled_docs, catalog_from_docs
 from uivenus.tasks.executors import (
     EXECUTORS, Executor, ExecutorError, ProcessPoolExecutorBackend, RayExecutor, make_executor,
 )

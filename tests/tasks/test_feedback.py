@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from uivenus.records import Outcome, Step, TaskSpec, Trajectory
-from uivenus.tasks.catalog import Catalog, ConstraintKind, FunctionCall, bundled_docs, catalog_from_docs
+from uivenus.tasks.catalog import Catalog, ConstraintKind, FunctionCall
+from uivenus.tasks.catalog_docs import bundled_docs, catalog_from_docs
 from uivenus.tasks.executors import SerialExecutor
 from uivenus.tasks.feedback import (
     PAGE_KEY, REFERENCE_KEY, SYNTH_TASK_KEY, FailureKind, classify, episode_passed, feedback, learn,

@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 
 from uivenus.cli.tasks import app as tasks_cli
 from uivenus.envs.registry import make_env
-from uivenus.tasks.catalog import Catalog, Constraint, ConstraintKind, FunctionCall, bundled_docs, catalog_from_docs
+from uivenus.tasks.catalog import Catalog, Constraint, ConstraintKind, FunctionCall
+from uivenus.tasks.catalog_docs import bundled_docs, catalog_from_docs
 from uivenus.tasks.functions import app_model
 from uivenus.tasks.gate import Execution, Executor, Gate, PolicyExecutor, ReferenceExecutor, RejectionCode, learn_constraints
 from uivenus.tasks.spec import SynthTask, TaskKind, normalize_text, read_tasks, write_tasks

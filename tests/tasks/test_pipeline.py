@@ -18,7 +18,8 @@ from typer.testing import CliRunner
 
 from uivenus.cli.tasks_run import loop, run
 from uivenus.store import EPISODE_FILE, LABELS_FILE, STEPS_FILE, read_run
-from uivenus.tasks.catalog import Catalog, FunctionCall, bundled_docs, catalog_from_docs
+from uivenus.tasks.catalog import Catalog, FunctionCall
+from uivenus.tasks.catalog_docs import bundled_docs, catalog_from_docs
 from uivenus.tasks.executors import SerialExecutor
 from uivenus.tasks.functions import app_model
 from uivenus.tasks.gate import Gate
@@ -46,7 +47,8 @@ def make(catalog: Catalog, key: str, **params: object) -> SynthTask:
 #: A pipeline round in a process of its own, proposing the tasks of a JSONL file.
 ROUND_SCRIPT = textwrap.dedent("""
     import sys
-    from uivenus.tasks.catalog import Catalog, bundled_docs, catalog_from_docs
+    from uivenus.tasks.catalog import Catalog
+    from uivenus.tasks.catalog_docs import bundled_docs, catalog_from_docs
     from uivenus.tasks.executors import SerialExecutor
     from uivenus.tasks.gate import Gate
     from uivenus.tasks.spec import read_tasks

@@ -14,7 +14,8 @@ from uivenus.agent.policies.base import PolicyBase, PolicyReply, PolicyRequest
 from uivenus.cli.tasks import app as tasks_cli
 from uivenus.envs.registry import make_env
 from uivenus.envs.sandbox import check_spec
-from uivenus.tasks.catalog import Catalog, Constraint, bundled_docs, catalog_from_docs
+from uivenus.tasks.catalog import Catalog, Constraint
+from uivenus.tasks.catalog_docs import bundled_docs, catalog_from_docs
 from uivenus.tasks.functions import APP_MODELS, expected_state, sandbox_task
 from uivenus.tasks.gate import ReferenceExecutor
 from uivenus.tasks.spec import SynthTask, TaskKind, read_tasks, write_tasks

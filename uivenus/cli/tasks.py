@@ -47,7 +47,9 @@ def explore(
 ) -> None:
     """Explore a sandbox app breadth-first and write its capability catalog."""
     from uivenus.envs.registry import EnvSpecError, make_env
-    from uivenus.tasks.catalog import CatalogError, bundled_docs, catalog_from_docs, diff_catalogs
+    from uivenus.tasks.catalog import CatalogError
+    from uivenus.tasks.catalog_diff import diff_catalogs
+    from uivenus.tasks.catalog_docs import bundled_docs, catalog_from_docs
     from uivenus.tasks.explore import ExploreLimits, explore_app
 
     if not env.startswith(("sandbox:", "sandbox-phone:")):
@@ -123,7 +125,7 @@ def gate(
 ) -> None:
     """Keep only new, feasible, safe and executable tasks; every rejection is logged with its reasons."""
     from uivenus.records import RecordError
-    from uivenus.tasks.catalog import diff_catalogs
+    from uivenus.tasks.catalog_diff import diff_catalogs
     from uivenus.tasks.gate import Gate, PolicyExecutor, ReferenceExecutor
     from uivenus.tasks.spec import read_tasks, write_tasks
 
@@ -159,6 +161,6 @@ def diff(
     after: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="The newer catalog.")],
 ) -> None:
     """What changed between two catalogs: functions, screens, transitions and constraints."""
-    from uivenus.tasks.catalog import diff_catalogs
+    from uivenus.tasks.catalog_diff import diff_catalogs
 
     console.print(str(diff_catalogs(_load_catalog(before), _load_catalog(after))), highlight=False)

@@ -88,7 +88,7 @@ def run(
 
     Finished episodes of the run are skipped, so the same command resumes a run that was stopped."""
     from uivenus.store import StoreError
-    from uivenus.tasks.catalog import diff_catalogs
+    from uivenus.tasks.catalog_diff import diff_catalogs
     from uivenus.tasks.feedback import FailureKind
     from uivenus.tasks.pipeline import Collector, PipelineError, load_tasks
 
@@ -152,7 +152,7 @@ def loop(
 ) -> None:
     """The closed loop: synthesize → gate → collect in parallel → verify → feedback into the catalog, per round."""
     from uivenus.store import StoreError
-    from uivenus.tasks.catalog import diff_catalogs
+    from uivenus.tasks.catalog_diff import diff_catalogs
     from uivenus.tasks.gate import Gate, ReferenceExecutor
     from uivenus.tasks.pipeline import Pipeline, PipelineError, stats_table
     from uivenus.tasks.spec import TaskKind

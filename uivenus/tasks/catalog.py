@@ -2,12 +2,10 @@
 seen while exploring it, and the constraints learned when tasks failed.
 
 Built by exploring an app (`uivenus.tasks.explore`) and from a written description of its features
-(`catalog_from_docs`); the two are merged function by function. Stored as versioned JSON with sorted keys
-and sorted lists, so two runs' catalogs diff line by line (`diff_catalogs` gives the same as records).
-
-Naming rules shared by both builders keep their functions apart from each other's by name only when they
-really differ: `set_toggle` for a family of switches, `set_<key>` for one setting, `<verb>_<noun>` for what
-happens to a record (`create_note`, `delete_contact`, `send_message`), `reset_<app>` for a reset.
+(`uivenus.tasks.catalog_docs`); the two are merged function by function. Stored as versioned JSON with sorted keys
+and sorted lists, so two runs' catalogs diff line by line (`uivenus.tasks.catalog_diff` gives the same as records).
+This module holds the records, their merging and the file format; the builders, the diff and the words they use
+live beside it.
 """
 
 from __future__ import annotations
@@ -23,53 +21,21 @@ from typing import Any
 
 from uivenus.records import plain
 
+__all__ = [
+    "ENUM", "INT", "RECORD_PREFIX", "SCHEMA", "VALUE_CONDITIONS", "AppCatalog", "Catalog", "CatalogError", "Condition",
+    "Constraint", "ConstraintKind", "Function", "FunctionCall", "Param", "Transition", "UIState", "plain_record",
+]
+
 SCHEMA = "uivenus.catalog/1"
-DOCS_DIR = Path(__file__).parent / "docs"
 
 
 class CatalogError(ValueError):
     """A catalog file or record is malformed, or names an unknown function; the message says which."""
 
 
-# --- parameter domains ---------------------------------------------------------------------------
-
-#: Values a sampler draws for each text domain, and that exploration types into fields of that domain
-#: (the first value). Some are plausible but invalid for some apps (phone numbers with too few digits):
-#: learning that is what constraints are for.
-VOCABULARIES: Mapping[str, tuple[str, ...]] = MappingProxyType({
-    "person_name": ("Sam Lee", "Ana Lima", "Priya Nair", "Jonas Berg", "Mei Chen", "Omar Haddad", "Lucia Romano",
-                    "Kofi Mensah"),
-    "phone": ("555-0142", "+1 (555) 014-7788", "555-01", "020 7946 0321", "12-34", "555-0199", "(555) 273-9917",
-              "+1 555 0100 2233 4455 66"),
-    "email": ("sam.lee@example.com", "ana.lima@example.org", "priya@example.net", "jonas.berg@example.de",
-              "mei.chen@example.com"),
-    "title": ("Packing list", "Weekend plans", "Birthday ideas", "Meeting notes", "Reading list", "Garden jobs"),
-    "text": ("passport, charger, sunscreen", "Call the plumber on Monday", "Buy flour and yeast",
-             "Ask about the budget review", "Water the basil every day"),
-    "subject": ("Lunch", "Project update", "Weekend plans", "Quick question", "Train tickets"),
-    "device_name": ("Kitchen Tablet", "Living Room Phone", "Travel Phone", "Studio Tablet"),
-    "address": ("12 Harbor St, Lisbon", "9 Elm Road, Porto", "4 Mill Lane, Leeds"),
-    "card_number": ("4242 4242 4242 4242", "5555 5555 5555 4444"),
-    "expiry": ("12/28", "09/27"),
-    "cvc": ("123", "321"),
-})
-
-#: The text domain of a parameter (or form field) by its name.
-FIELD_DOMAINS: Mapping[str, str] = MappingProxyType({
-    "name": "person_name", "full_name": "person_name", "phone": "phone", "email": "email", "to": "email",
-    "title": "title", "body": "text", "text": "text", "subject": "subject", "device_name": "device_name",
-    "address": "address", "card_number": "card_number", "expiry": "expiry", "cvc": "cvc",
-})
-
-#: Input types that say what a field holds when its name does not.
-INPUT_TYPE_DOMAINS: Mapping[str, str] = MappingProxyType({"tel": "phone", "email": "email"})
+# --- parameters ------------------------------------------------------------------------------------
 
 ENUM, INT, RECORD_PREFIX = "enum", "int", "record:"
-
-
-def field_domain(name: str, input_type: str | None = None) -> str:
-    """The vocabulary domain of a field called `name` (falls back on its input type, then plain text)."""
-    return FIELD_DOMAINS.get(name) or INPUT_TYPE_DOMAINS.get(input_type or "") or "text"
 
 
 @dataclass(frozen=True)
@@ -297,6 +263,7 @@ _CALL_CONDITIONS: dict[str, Callable[[Mapping[str, Any], FunctionCall, Sequence[
 }
 
 
+
 # --- the catalog -------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -325,10 +292,10 @@ class AppCatalog:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "functions": {name: _plain_record(fn, skip=("app", "name")) for name, fn in self.functions.items()},
-            "states": {sid: _plain_record(s, skip=("id",)) for sid, s in self.states.items()},
-            "transitions": [_plain_record(t) for t in self.transitions],
-            "constraints": [_plain_record(c, skip=("app",)) for c in self.constraints],
+            "functions": {name: plain_record(fn, skip=("app", "name")) for name, fn in self.functions.items()},
+            "states": {sid: plain_record(s, skip=("id",)) for sid, s in self.states.items()},
+            "transitions": [plain_record(t) for t in self.transitions],
+            "constraints": [plain_record(c, skip=("app",)) for c in self.constraints],
         }
 
     @classmethod
@@ -435,7 +402,7 @@ def _empty(value: Any) -> bool:
     return value is None or value is False or (isinstance(value, (str, tuple, list, Mapping)) and not value)
 
 
-def _plain_record(record: Any, skip: Iterable[str] = ()) -> dict[str, Any]:
+def plain_record(record: Any, skip: Iterable[str] = ()) -> dict[str, Any]:
     """A record's fields as JSON data, leaving out `skip` and empty defaults (smaller, steadier diffs)."""
     out = {}
     for f in fields(record):
@@ -443,288 +410,8 @@ def _plain_record(record: Any, skip: Iterable[str] = ()) -> dict[str, Any]:
         if f.name in skip:
             continue
         if f.name == "params":
-            out[f.name] = [_plain_record(p) for p in value]
+            out[f.name] = [plain_record(p) for p in value]
         elif not _empty(value):
             out[f.name] = plain(value)
     return out
 
-
-# --- diffs ---------------------------------------------------------------------------------------
-
-class Change(StrEnum):
-    ADDED = "added"
-    REMOVED = "removed"
-    CHANGED = "changed"
-
-
-@dataclass(frozen=True)
-class DiffEntry:
-    app: str
-    section: str  # functions, states, transitions, constraints
-    key: str
-    change: Change
-
-    def __str__(self) -> str:
-        mark = {Change.ADDED: "+", Change.REMOVED: "-", Change.CHANGED: "~"}[self.change]
-        return f"{mark} {self.app} {self.section[:-1]} {self.key}"
-
-
-@dataclass(frozen=True)
-class CatalogDiff:
-    """What changed from one catalog to another, entry by entry."""
-
-    before_version: int
-    after_version: int
-    entries: tuple[DiffEntry, ...]
-
-    def __bool__(self) -> bool:
-        return bool(self.entries)
-
-    def __str__(self) -> str:
-        head = f"catalog v{self.before_version} -> v{self.after_version}: {len(self.entries)} change(s)"
-        return "\n".join([head, *map(str, self.entries)])
-
-
-def _sections(cat: AppCatalog) -> dict[str, dict[str, Any]]:
-    return {
-        "functions": {k: _plain_record(v) for k, v in cat.functions.items()},
-        "states": {k: _plain_record(v) for k, v in cat.states.items()},
-        "transitions": {f"{t.source} {t.gesture}": _plain_record(t) for t in cat.transitions},
-        "constraints": {c.identity: _plain_record(c) for c in cat.constraints},
-    }
-
-
-def diff_catalogs(before: Catalog, after: Catalog) -> CatalogDiff:
-    """Functions, states, transitions and constraints added, removed or changed between two catalogs."""
-    entries = []
-    for app in sorted(set(before.apps) | set(after.apps)):
-        old, new = _sections(before.apps.get(app, AppCatalog(app))), _sections(after.apps.get(app, AppCatalog(app)))
-        for section in old:
-            a, b = old[section], new[section]
-            for key in sorted(set(a) | set(b)):
-                change = Change.ADDED if key not in a else Change.REMOVED if key not in b else Change.CHANGED
-                if change is not Change.CHANGED or a[key] != b[key]:
-                    label = key if section != "constraints" else _constraint_label(a.get(key) or b[key])
-                    entries.append(DiffEntry(app, section, label, change))
-    return CatalogDiff(before.version, after.version, tuple(entries))
-
-
-def _constraint_label(c: Mapping[str, Any]) -> str:
-    on = f".{c['param']}" if c.get("param") else ""
-    return f"{c['function']}{on} {c['kind']} {json.dumps(c['condition'], sort_keys=True)}"
-
-
-# --- safety categories -----------------------------------------------------------------------------
-
-def unsafe_categories(texts: Iterable[str], where: Sequence[str] = ("target",)) -> dict[str, str]:
-    """The safety guard's categories that fire on any of `texts` (category -> the words that matched).
-
-    `where` names which of the guard's rule groups read the texts: `target` (what a button does), `field`
-    (what a field holds: passwords, card numbers) or `content` (what is typed).
-    """
-    from uivenus.agent.safety import RULES, Where
-
-    wanted = {Where(w) for w in where}
-    found: dict[str, str] = {}
-    for text in texts:
-        for rule in RULES:
-            if rule.where in wanted and rule.category.value not in found and (evidence := rule.match(text)):
-                found[rule.category.value] = evidence
-    return found
-
-
-# --- function names ---------------------------------------------------------------------------------
-
-#: Words (in docs sentences and element names) that say what happens to a record, by the verb a function
-#: name uses. "save" only says something was stored: the name falls back on it when nothing better is found.
-VERBS: Mapping[str, str] = MappingProxyType({
-    "new": "create", "create": "create", "write": "create", "add": "add", "compose": "send", "send": "send",
-    "reply": "reply", "forward": "forward", "delete": "delete", "remove": "delete", "erase": "delete",
-    "pin": "pin", "favorite": "favorite", "favourite": "favorite", "star": "favorite", "edit": "edit",
-    "rename": "edit", "update": "edit", "archive": "archive", "read": "read", "open": "read", "reset": "reset",
-    "clear": "clear",
-})
-GENERIC_VERBS: Mapping[str, str] = MappingProxyType({"save": "edit", "submit": "edit", "done": "edit"})
-#: Element words that end a train of thought: a verb before one of these did not lead to what followed.
-BOUNDARY_WORDS = frozenset({"cancel", "back", "discard", "close"})
-
-
-def singular(noun: str) -> str:
-    """contacts -> contact, messages -> message, boxes -> box (enough for app state keys)."""
-    if noun.endswith("ies"):
-        return noun[:-3] + "y"
-    if noun.endswith(("ses", "xes")):
-        return noun[:-2]
-    return noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
-
-
-def plural(noun: str) -> str:
-    return noun[:-1] + "ies" if noun.endswith("y") else noun + "es" if noun.endswith(("s", "x")) else noun + "s"
-
-
-def slug(text: str) -> str:
-    """'Wi-Fi' -> 'wifi', 'dark mode' -> 'dark_mode', 'toggle-dark-mode' -> 'toggle_dark_mode'."""
-    text = re.sub(r"\b(\w{1,2})-(\w)", r"\1\2", text.strip().lower())  # wi-fi, e-mail
-    return re.sub(r"[^a-z0-9]+", "_", text).strip("_")
-
-
-# --- from documentation -------------------------------------------------------------------------------
-
-#: Phrases naming a parameter in a docs sentence ("with a name, a phone number and an optional email"),
-#: checked in order: (pattern, parameter name).
-PARAM_PHRASES: tuple[tuple[str, str], ...] = (
-    (r"recipient(?: address)?", "to"), (r"(?:full )?name", "name"), (r"phone(?: number)?", "phone"),
-    (r"e-?mail(?: address)?", "email"), (r"title", "title"), (r"body|text", "body"), (r"subject", "subject"),
-    (r"(?:postal |shipping )?address", "address"), (r"card number", "card_number"),
-    (r"expiry(?: date)?", "expiry"), (r"security code|cvc", "cvc"),
-)
-#: Verbs whose object is a record the app already holds: the function gets a parameter naming it.
-RECORD_VERBS = frozenset({"edit", "pin", "delete", "favorite", "archive", "read", "reply", "forward"})
-_ITEM = re.compile(r"^(?P<label>.+?)\s*\(`(?P<id>[^`]+)`\)$|^`(?P<bare>[^`]+)`$")
-_INT_RANGE = re.compile(r"(?:an? )?(?P<name>[\w ]+?) from (?P<low>-?\d+) to (?P<high>-?\d+)")
-_ENUM_PARAM = re.compile(r"(?:an? )?(?P<name>[\w ]+?) \((?P<items>[^)]*`[^)]*)\)")
-
-
-def _items(text: str) -> tuple[list[str], dict[str, str]]:
-    """'Wi-Fi (`wifi`), Bluetooth (`bluetooth`) or `x`' -> (["wifi", "bluetooth", "x"], labels)."""
-    values, labels = [], {}
-    for part in re.split(r",\s*|\s+or\s+|\s+and\s+", text.strip().rstrip(".")):
-        part = part.strip()
-        if not part:
-            continue
-        m = _ITEM.match(part)
-        value = (m.group("id") or m.group("bare")) if m else slug(part)
-        values.append(value)
-        labels[value] = m.group("label") if m and m.group("label") else part.strip("`")
-    return values, labels
-
-
-def _param_from_phrase(phrase: str) -> Param | None:
-    phrase = re.sub(r"^(?:an?|the|its|their)\s+", "", phrase.strip().rstrip(".")).strip()
-    optional = phrase.startswith("optional ")
-    phrase = re.sub(r"^(?:optional|new)\s+", "", phrase)
-    if m := _INT_RANGE.fullmatch(phrase):
-        return Param(slug(m.group("name")), INT, low=int(m.group("low")), high=int(m.group("high")), optional=optional)
-    if m := _ENUM_PARAM.fullmatch(phrase):
-        values, labels = _items(m.group("items"))
-        return Param(slug(m.group("name")), ENUM, values=tuple(values), labels=labels, optional=optional)
-    for pattern, name in PARAM_PHRASES:
-        if re.fullmatch(pattern, phrase):
-            return Param(name, field_domain(name), optional=optional)
-    return Param(slug(phrase), field_domain(slug(phrase)), optional=optional) if phrase else None
-
-
-def _split_list(text: str) -> list[str]:
-    """'a, b and c (x or y)' -> ['a', 'b', 'c (x or y)']: commas and 'and' outside parentheses."""
-    parts, depth, start = [], 0, 0
-    for i, char in enumerate(text):
-        depth += {"(": 1, ")": -1}.get(char, 0)
-        if depth == 0 and char == ",":
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    out = []
-    for part in parts:
-        out.extend(re.split(r"\s+and\s+(?![^(]*\))", part.strip().removeprefix("and ")))
-    return [p for p in out if p.strip()]
-
-
-def _params(text: str | None) -> tuple[Param, ...]:
-    if not text:
-        return ()
-    return tuple(p for p in (_param_from_phrase(part) for part in _split_list(text)) if p is not None)
-
-
-def _toggle_rule(m: re.Match[str], app: str) -> Function:
-    values, labels = _items(m.group("items"))
-    return Function(app, "set_toggle", params=(Param("which", ENUM, tuple(values), labels),
-                                              Param("value", ENUM, ("on", "off"))))
-
-
-def _range_rule(m: re.Match[str], app: str) -> Function:
-    key = slug(m.group("key").split()[-1])
-    return Function(app, f"set_{key}", params=(Param(key, INT, low=int(m.group("low")), high=int(m.group("high"))),))
-
-
-def _choice_rule(m: re.Match[str], app: str) -> Function:
-    key = slug(m.group("key").split()[-1])
-    values, labels = _items(m.group("items"))
-    return Function(app, f"set_{key}", params=(Param(key, ENUM, tuple(values), labels),))
-
-
-def _set_text_rule(m: re.Match[str], app: str) -> Function:
-    key = slug(m.group("key"))
-    return Function(app, f"set_{key}", params=(Param(key, field_domain(key)),))
-
-
-def _named_rule(m: re.Match[str], app: str) -> Function:
-    return Function(app, m.group("name"), params=_params(m.group("rest").partition(" with ")[2]))
-
-
-def _verb_rule(m: re.Match[str], app: str) -> Function | None:
-    verb = VERBS.get(m.group("verb").lower())
-    if verb is None:
-        return None
-    noun = singular(slug(m.group("noun")))
-    own = slug(m.group("noun")) == app  # "reset all settings" acts on the app itself
-    name = f"{verb}_to_{slug(m.group('dest'))}" if m.group("dest") else f"{verb}_{app if own else noun}"
-    params = _params(m.group("params"))
-    if (verb in RECORD_VERBS or m.group("dest")) and not own:  # "add a product to the cart" names a product
-        params = (Param(noun, RECORD_PREFIX + plural(noun)),) + params
-    return Function(app, name, params=params)
-
-
-_VERB_SENTENCE = re.compile(
-    r"(?P<verb>\w+) (?:a|an|the|all|one|every) (?P<noun>[\w-]+)(?: to the (?P<dest>\w+))?"
-    r"(?: to their defaults| as an? \w+| from the \w+)?(?: with (?P<params>.+?))?\.?$", re.IGNORECASE)
-
-#: The sentence patterns a docs bullet may follow, tried in order; each builds one function.
-DOC_RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str], str], Function | None]], ...] = (
-    (re.compile(r"`(?P<name>[a-z][a-z0-9_]*)`:\s*(?P<rest>.+)$"), _named_rule),
-    (re.compile(r"turn (?:a )?(?:switch|setting) on or off:\s*(?P<items>.+)$", re.IGNORECASE), _toggle_rule),
-    (re.compile(r"set the (?P<key>[\w ]+?) to a value from (?P<low>-?\d+) to (?P<high>-?\d+)\.?$", re.IGNORECASE), _range_rule),
-    (re.compile(r"(?:change|set) the (?P<key>[\w ]+?) to one of:\s*(?P<items>.+)$", re.IGNORECASE), _choice_rule),
-    (re.compile(r"set the (?P<key>[\w ]+?) to an? (?:new )?(?:name|text|value)\.?$", re.IGNORECASE), _set_text_rule),
-    (_VERB_SENTENCE, _verb_rule),
-)
-
-
-def catalog_from_docs(text: str, app: str | None = None) -> Catalog:
-    """Functions from a written description of an app's features.
-
-    Markdown: a `# app` heading opens an app (or pass `app`); each bullet is one feature written in one of the
-    `DOC_RULES` patterns, e.g. "Add a contact with a name, a phone number and an optional email address."
-    Enumerations name their values as `Label (`id`)`. A bullet no rule understands is an error that quotes it.
-    """
-    found: dict[str, dict[str, Function]] = {}
-    current = app
-    for raw in text.splitlines():
-        line = raw.strip()
-        if line.startswith("# "):
-            current = slug(line[2:])
-            continue
-        if not line.startswith(("- ", "* ")):
-            continue
-        sentence = line[2:].strip()
-        if current is None:
-            raise CatalogError(f"docs bullet {sentence!r} comes before any '# app' heading (or pass app=)")
-        fn = next((built for pattern, rule in DOC_RULES if (m := pattern.match(sentence))
-                   and (built := rule(m, current)) is not None), None)
-        if fn is None:
-            raise CatalogError(f"no docs rule understands {sentence!r}; write it like 'Create a note with a title "
-                               "and a body.' or name it: '`function_name`: what it does with a …'")
-        params_text = [p.name.replace("_", " ") for p in fn.params]
-        unsafe = {**unsafe_categories([sentence]), **unsafe_categories(params_text, ("field",))}
-        fn = replace(fn, description=sentence, unsafe=tuple(unsafe), sources=("docs",), evidence=(f"docs: {sentence}",))
-        same_app = found.setdefault(current, {})
-        same_app[fn.name] = same_app[fn.name].merged(fn) if fn.name in same_app else fn
-    return Catalog({name: AppCatalog(name, fns) for name, fns in found.items()})
-
-
-def bundled_docs(app: str) -> str:
-    """The feature description shipped for a sandbox app (`uivenus/tasks/docs/<app>.md`)."""
-    path = DOCS_DIR / f"{app}.md"
-    if not path.exists():
-        known = ", ".join(sorted(p.stem for p in DOCS_DIR.glob("*.md")))
-        raise CatalogError(f"no bundled docs for {app!r}; apps with docs: {known}")
-    return path.read_text(encoding="utf-8")

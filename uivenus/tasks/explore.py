@@ -11,7 +11,7 @@ link does the same everywhere). Bounded by actions, depth and resets.
 
 A screen is identified by its route (the URL hash, record ids generalised: "#edit/*") and the set of element
 kinds it shows (test ids), not by its text, so a switch flipping or a note being added does not make a new
-screen, while a form for a new contact and the same form editing one are two screens. Functions are named by the rules of `catalog.py` from the
+screen, while a form for a new contact and the same form editing one are two screens. Functions are named by the rules of `naming.py` from the
 state change, the gesture and the verb-bearing elements tapped since the previous change ("new-note", then
 "save-note" → `create_note`).
 
@@ -33,10 +33,10 @@ from uivenus.envs.base import EnvError
 from uivenus.envs.sandbox.solving import SolverError, choose, fill, tap, tid
 from uivenus.envs.sandbox.tasks import APP_NAMES, LAYOUT_PLATFORMS, app_url
 from uivenus.records import TaskSpec
-from uivenus.tasks.catalog import (
-    BOUNDARY_WORDS, ENUM, GENERIC_VERBS, INT, RECORD_PREFIX, VERBS, VOCABULARIES, AppCatalog, Catalog, Function,
-    Param, Transition, UIState, field_domain, singular, slug, unsafe_categories,
-)
+from uivenus.tasks.catalog import ENUM, INT, RECORD_PREFIX, AppCatalog, Catalog, Function, Param, Transition, UIState
+from uivenus.tasks.naming import BOUNDARY_WORDS, GENERIC_VERBS, VERBS, singular, slug
+from uivenus.tasks.unsafe import unsafe_categories
+from uivenus.tasks.vocabularies import VOCABULARIES, field_domain
 
 __all__ = ["ELEMENTS_JS", "Element", "ExploreError", "ExploreLimits", "Gesture", "PAGE_FACTS_JS", "explore_app",
            "page_facts", "read_elements"]

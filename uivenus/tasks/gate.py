@@ -24,9 +24,10 @@ from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
 from uivenus.envs.base import EnvError
-from uivenus.tasks.catalog import VALUE_CONDITIONS, Catalog, Constraint, ConstraintKind, unsafe_categories
+from uivenus.tasks.catalog import VALUE_CONDITIONS, Catalog, Constraint, ConstraintKind
 from uivenus.tasks.functions import Infeasible, NotImplementedFunctionError, sandbox_task
 from uivenus.tasks.spec import SynthTask, normalize_text, task_digest
+from uivenus.tasks.unsafe import unsafe_categories
 
 __all__ = [
     "MESSAGE_RULES", "Execution", "Executor", "Gate", "GateResult", "PolicyExecutor", "Reason", "RejectionCode",

@@ -26,13 +26,13 @@ from typing import Any, Protocol, runtime_checkable
 from uivenus.agent.policies.base import Message, Mode, Policy, PolicyRequest, Sampling, policy_from_spec
 from uivenus.envs.sandbox.suites import mail as mail_suite
 from uivenus.envs.sandbox.tasks import LAYOUT_PLATFORMS
-from uivenus.tasks.catalog import (
-    ENUM, INT, VOCABULARIES, Catalog, CatalogError, Function, FunctionCall, Param, bundled_docs,
-)
+from uivenus.tasks.catalog import ENUM, INT, Catalog, CatalogError, Function, FunctionCall, Param
+from uivenus.tasks.catalog_docs import bundled_docs
 from uivenus.tasks.functions import (
     IMPLEMENTATIONS, Infeasible, NotImplementedFunctionError, app_model, apply_call, record_labels,
 )
 from uivenus.tasks.spec import SynthTask, TaskKind, TaskSpec, normalize_text, task_digest
+from uivenus.tasks.vocabularies import VOCABULARIES
 
 __all__ = [
     "LLM_SYSTEM_PROMPT", "MEMORY_SCENARIOS", "PHRASES", "Dropped", "LLMSynthesizer", "MemoryScenario",
