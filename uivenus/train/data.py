@@ -51,6 +51,8 @@ from uivenus.verify.rewards import Box, ReferenceAction
 
 if TYPE_CHECKING:
     import torch
+    from pydantic import GetCoreSchemaHandler
+    from pydantic_core import CoreSchema
 
 __all__ = [
     "BOX_FORMATS", "Batch", "ChatSample", "DataError", "Domain", "Encoded", "IGNORE_INDEX", "PromptInputs", "SOURCES",
@@ -634,14 +636,20 @@ class SourceSpec:
         object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
 
     @classmethod
-    def from_config(cls, data: Any, path: str) -> SourceSpec:
-        if not isinstance(data, Mapping) or "kind" not in data:
-            raise ConfigError(f"config key {path!r} must be a mapping with a 'kind' ({', '.join(SOURCES)}) and its "
-                              "options")
-        return cls(kind=data["kind"], options={k: v for k, v in data.items() if k != "kind"})
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        """Read from and written as the flat form of a config file: `{kind: grounding, annotations: ..., ...}`."""
+        from pydantic_core import core_schema
 
-    def to_config(self) -> dict[str, Any]:
-        return {"kind": self.kind, **{k: str(v) if isinstance(v, Path) else v for k, v in self.options.items()}}
+        def build(data: Any) -> SourceSpec:
+            if isinstance(data, cls):
+                return data
+            if not isinstance(data, Mapping) or "kind" not in data:
+                raise ConfigError(f"a source must be a mapping with a 'kind' ({', '.join(SOURCES)}) and its options, "
+                                  f"got {data!r}")
+            return cls(kind=data["kind"], options={k: v for k, v in data.items() if k != "kind"})
+
+        flat = core_schema.plain_serializer_function_ser_schema(lambda spec: {"kind": spec.kind, **spec.options})
+        return core_schema.no_info_plain_validator_function(build, serialization=flat)
 
 
 def samples_from_spec(spec: SourceSpec, where: str = "source") -> Samples:
