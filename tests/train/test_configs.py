@@ -1,9 +1,9 @@
 """The shipped training configs load with their stage's config class, chain into one another (Stage I → II → III),
-and agree with the launch commands in their headers and in docs/training.md."""
+agree with the launch commands in their headers and in docs/training.md, and save and load back unchanged; a wrong
+value, an unknown key or a bad `key=value` override is refused with the file and the key it is at."""
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 import re
 from pathlib import Path
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from uivenus.train.config import call_with_options, from_dict, load_config
+from uivenus.train.config import ConfigError, from_dict, load_config, save_config, validate_options
 from uivenus.train.mopd import MOPDConfig
 from uivenus.train.recipe import RecipeConfig
 from uivenus.train.rl import RLConfig
@@ -51,11 +51,7 @@ def load(path: Path, overrides: tuple[str, ...] = ()) -> Any:
 def source_options(spec: SourceSpec, where: str) -> dict[str, Any]:
     """A source's options checked as `samples_from_spec` checks them, without building the source (which reads
     the data the config points at)."""
-    @functools.wraps(SOURCES[spec.kind])
-    def options_only(**kwargs: Any) -> dict[str, Any]:
-        return kwargs
-
-    return call_with_options(options_only, spec.options, where)
+    return validate_options(SOURCES[spec.kind], spec.options, where)
 
 
 def final_model(config: TrainConfig) -> str:
@@ -159,6 +155,57 @@ def test_nano_recipe_loads_and_its_stage_settings_are_stage_fields() -> None:
                      "mopd")
     assert sft.max_steps and rl.sampling.k >= 2 and mopd.sampling.k >= 1
     assert all(c.dtype == "float32" for c in (sft, rl, mopd))  # the miniature recipe runs on a CPU
+
+
+@pytest.mark.parametrize("path", training_yamls(), ids=lambda p: p.relative_to(CONFIGS).as_posix())
+def test_config_saves_and_loads_back_unchanged(path: Path, tmp_path: Path) -> None:
+    config = load(path)
+    saved = save_config(config, tmp_path / path.name)
+    assert load_config(saved, class_of(path)) == config
+
+
+def _with(tmp_path: Path, path: Path, text: str) -> Path:
+    """A copy of a shipped config with `text` appended (a later YAML key replaces an earlier one)."""
+    copy = tmp_path / path.name
+    copy.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+    return copy
+
+
+def test_a_value_of_the_wrong_type_names_the_file_and_the_key(tmp_path: Path) -> None:
+    stage = _with(tmp_path, VENUS / "rl_web.yaml", "lr: fast\n")
+    wrong = rf"^{re.escape(str(stage))}: lr: Input should be a valid number.*, got 'fast'$"
+    with pytest.raises(ConfigError, match=wrong):
+        load_config(stage, RLConfig)
+    # the recipe's stage settings are checked against the stage's fields when the recipe file loads
+    recipe = _with(tmp_path, CONFIGS / "nano.yaml", "mopd: {lr: fast}\n")
+    with pytest.raises(ConfigError, match=rf"^{re.escape(str(recipe))}: mopd.lr: Input should be a valid number"):
+        load_config(recipe, RecipeConfig)
+
+
+def test_an_unknown_key_is_refused_with_the_close_match_or_the_known_keys(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"sampling.temprature: unknown key; did you mean 'temperature'\?"):
+        load_config(_with(tmp_path, VENUS / "mopd.yaml", "sampling: {k: 1, temprature: 0.7}\n"), MOPDConfig)
+    with pytest.raises(ConfigError, match=r"rl_by_domain.captcha.max_step: unknown key; did you mean 'max_steps'"):
+        load(CONFIGS / "nano.yaml", ("rl_by_domain.captcha.max_step=3",))
+    with pytest.raises(ConfigError) as refused:
+        load(CONFIGS / "sft_tiny.yaml", ("frobnicate=1",))
+    assert "frobnicate: unknown key; use one of [" in str(refused.value)
+    assert all(f"'{name}'" in str(refused.value) for name in ("lr", "sources", "span_weights"))
+
+
+def test_a_nested_override_is_applied_and_validated() -> None:
+    path = VENUS / "rl_grounding.yaml"
+    config = load(path, ("sampling.max_new_tokens=32", "reward.format=0.2", "sources.0.frame_kind=abs"))
+    assert (config.sampling.max_new_tokens, config.sampling.k, config.reward.format) == (32, 8, 0.2)
+    assert config.sources[0].options["frame_kind"] == "abs"
+    with pytest.raises(ConfigError, match=rf"^{re.escape(str(path))}: sampling.k: Input should be a valid integer"):
+        load(path, ("sampling.k=eight",))
+    with pytest.raises(ConfigError, match=r"sampling.k must be >= 2"):  # the class's own check, after the types
+        load(path, ("sampling.k=1",))
+    recipe = load(CONFIGS / "nano.yaml", ("rl_by_domain.captcha.max_steps=5",))
+    assert recipe.rl_by_domain["captcha"]["max_steps"] == 5
+    with pytest.raises(ConfigError, match=r"nano.yaml: rl_by_domain.captcha.max_steps: Input should be a valid int"):
+        load(CONFIGS / "nano.yaml", ("rl_by_domain.captcha.max_steps=many",))
 
 
 @pytest.mark.parametrize(("name", "kind"), [("ddp", "MULTI_GPU"), ("fsdp", "FSDP")])

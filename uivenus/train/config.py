@@ -1,177 +1,141 @@
-"""YAML files into config dataclasses, strictly: an unknown key or a value of the wrong type is an error that
-names its path, so a typo never silently trains with a default.
+"""YAML files into config dataclasses, validated by pydantic: an unknown key or a value of the wrong type is an
+error that names the file and the key path, so a typo never silently trains with a default.
 
-Values are checked against the dataclass field annotations (`int`, `float`, `str`, `bool`, `X | None`, `tuple[X, ...]`,
-`Mapping[str, X]`, enums, `Path`, nested dataclasses, `Literal[...]`); a class may read its own YAML form with a
-`from_config(data, path)` classmethod. Command-line style overrides (`lr=1e-4`, `sources.0.path=runs/x`) are
-applied to the YAML tree before checking.
+The configs stay plain frozen dataclasses; pydantic checks a YAML tree against their annotations (in its lax mode:
+`1e-5` read as text is a float, a list a tuple, a string a `Path` or an enum member), takes no key a dataclass does
+not have, and runs each class's `__post_init__` checks. Command-line style overrides (`lr=1e-4`,
+`sources.0.path=runs/x`) are applied to the YAML tree first, their values read as YAML.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
-import enum
+import difflib
+import functools
 import inspect
-import re
 import types
 import typing
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+import pydantic
 import yaml
+from typing_extensions import NotRequired, TypedDict, is_typeddict
 
-__all__ = ["ConfigError", "apply_overrides", "call_with_options", "coerce", "config_to_dict", "from_dict",
-           "load_config", "save_config"]
+__all__ = ["ConfigError", "apply_overrides", "call_with_options", "check_settings", "config_to_dict", "from_dict",
+           "load_config", "save_config", "validate_options"]
 
 C = TypeVar("C")
+
+#: Every mapping validated here, and every dataclass inside one, takes only the keys it declares.
+_STRICT = pydantic.ConfigDict(extra="forbid", arbitrary_types_allowed=True)
 
 
 class ConfigError(ValueError):
     """A config file or option is wrong; the message names the key path and what is allowed there."""
 
 
-def _where(path: str) -> str:
-    return f"config key {path!r}" if path else "the config"
+def _keys(name: str, hints: Mapping[str, Any], required: Collection[str]) -> type:
+    """The type of a mapping with these keys (the `required` ones present), each value of its hint's type."""
+    fields = {key: hint if key in required else NotRequired[hint] for key, hint in hints.items()}
+    return pydantic.with_config(_STRICT)(TypedDict(name, fields))  # type: ignore[operator]
 
 
-def _type_name(hint: Any) -> str:
-    return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
+@functools.cache
+def _adapter(keys: type) -> pydantic.TypeAdapter:
+    return pydantic.TypeAdapter(keys)
 
 
-def _coerce_union(value: Any, hint: Any, path: str) -> Any:
-    args = typing.get_args(hint)
-    if value is None:
-        if type(None) in args:
-            return None
-        raise ConfigError(f"{_where(path)} must not be null")
-    errors = []
-    for arg in args:
-        if arg is type(None):
-            continue
-        try:
-            return coerce(value, arg, path)
-        except ConfigError as exc:
-            errors.append(str(exc))
-    raise ConfigError(f"{_where(path)}: {value!r} fits none of {_type_name(hint)} ({'; '.join(errors)})")
+@functools.cache
+def _config_keys(cls: type) -> type:
+    """A config class as the one key of a mapping, so that its nested dataclasses take no unknown keys either."""
+    return _keys(cls.__name__, {"config": cls}, {"config"})
 
 
-def _coerce_sequence(value: Any, hint: Any, path: str) -> Any:
-    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence):
-        raise ConfigError(f"{_where(path)} must be a list, got {value!r}")
-    args = typing.get_args(hint)
-    origin = typing.get_origin(hint)
-    if origin is tuple and args and args[-1] is not Ellipsis:
-        if len(value) != len(args):
-            raise ConfigError(f"{_where(path)} must hold {len(args)} items, got {len(value)}")
-        return tuple(coerce(v, a, f"{path}.{i}") for i, (v, a) in enumerate(zip(value, args)))
-    item = args[0] if args else Any
-    items = [coerce(v, item, f"{path}.{i}") for i, v in enumerate(value)]
-    return items if origin is list else tuple(items)
+@functools.cache
+def _settings_keys(cls: type) -> type:
+    return _keys(f"{cls.__name__} settings", _fields(cls), ())
 
 
-def _coerce_mapping(value: Any, hint: Any, path: str) -> Any:
-    if not isinstance(value, Mapping):
-        raise ConfigError(f"{_where(path)} must be a mapping, got {value!r}")
-    key_hint, value_hint = typing.get_args(hint) or (Any, Any)
-    return {coerce(k, key_hint, f"{path}.{k}"): coerce(v, value_hint, f"{path}.{k}") for k, v in value.items()}
+@functools.cache
+def _options_keys(fn: Callable[..., Any]) -> type:
+    hints = typing.get_type_hints(fn)
+    parameters = [p for p in inspect.signature(fn).parameters.values()
+                  if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    return _keys(f"{fn.__name__} options", {p.name: hints.get(p.name, Any) for p in parameters},
+                 {p.name for p in parameters if p.default is p.empty})
 
 
-#: YAML 1.1 (PyYAML) reads `1e-5` as a string; a float field takes such a plain number written that way.
-_FLOAT_TEXT = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
-
-
-def _coerce_scalar(value: Any, hint: type, path: str) -> Any:
-    if hint is float and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    if hint is float and isinstance(value, str) and _FLOAT_TEXT.fullmatch(value.strip()):
-        return float(value)
-    if hint is Path and isinstance(value, str):
-        return Path(value)
-    if isinstance(hint, type) and issubclass(hint, enum.Enum):
-        try:
-            return hint(value)
-        except ValueError:
-            raise ConfigError(f"{_where(path)} must be one of {[m.value for m in hint]}, got {value!r}") from None
-    if (hint in (int, float) and isinstance(value, bool)) or not isinstance(value, hint):
-        raise ConfigError(f"{_where(path)} must be {_type_name(hint)}, got {value!r}")
-    return value
-
-
-#: How a value is checked, by the origin of its annotation (`X | None`, `tuple[...]`, `Mapping[...]`, ...).
-_BY_ORIGIN: Mapping[Any, Callable[[Any, Any, str], Any]] = {
-    typing.Union: _coerce_union,
-    types.UnionType: _coerce_union,
-    tuple: _coerce_sequence,
-    list: _coerce_sequence,
-    Sequence: _coerce_sequence,
-    dict: _coerce_mapping,
-    Mapping: _coerce_mapping,
-}
-
-
-def coerce(value: Any, hint: Any, path: str = "") -> Any:
-    """`value` (parsed YAML) checked and converted to the annotation `hint`; ConfigError when it does not fit."""
-    if hint is Any:
-        return value
-    origin = typing.get_origin(hint)
-    if origin is typing.Literal:
-        if value not in typing.get_args(hint):
-            raise ConfigError(f"{_where(path)} must be one of {list(typing.get_args(hint))}, got {value!r}")
-        return value
-    if origin in _BY_ORIGIN:
-        return _BY_ORIGIN[origin](value, hint, path)
-    if hint in _BY_ORIGIN:  # a bare `tuple` / `dict`
-        return _BY_ORIGIN[hint](value, hint, path)
-    if hasattr(hint, "from_config"):
-        return hint.from_config(value, path)
+def _fields(hint: Any) -> dict[str, Any]:
+    """The keys a dataclass or TypedDict takes, with their annotations ({} for other types)."""
     if dataclasses.is_dataclass(hint):
-        if isinstance(value, hint):
-            return value
-        return from_dict(hint, value, path)  # type: ignore[arg-type]
-    if value is None:
-        raise ConfigError(f"{_where(path)} must not be null")
-    return _coerce_scalar(value, hint, path)
+        hints = typing.get_type_hints(hint)
+        return {f.name: hints[f.name] for f in dataclasses.fields(hint) if f.init}
+    return typing.get_type_hints(hint) if is_typeddict(hint) else {}
 
 
-def from_dict(cls: type[C], data: Any, path: str = "") -> C:
-    """An instance of the dataclass `cls` from a mapping; unknown keys and missing required keys are errors."""
-    if not isinstance(data, Mapping):
-        raise ConfigError(f"{_where(path)} must be a mapping of {cls.__name__} fields, got {data!r}")
-    hints = typing.get_type_hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}  # type: ignore[arg-type]
-    unknown = sorted(set(data) - set(fields))
-    if unknown:
-        raise ConfigError(f"unknown key(s) {unknown} in {path or cls.__name__}; {cls.__name__} takes {sorted(fields)}")
-    missing = sorted(name for name, f in fields.items() if name not in data
-                     and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING)
-    if missing:
-        raise ConfigError(f"{path or cls.__name__} is missing required key(s) {missing}")
-    kwargs = {name: coerce(value, hints[name], f"{path}.{name}" if path else name) for name, value in data.items()}
+def _known_keys(hint: Any, loc: Sequence[int | str]) -> set[str]:
+    """The keys taken at `loc` in a value of type `hint`, following fields, container items and union members."""
+    args = [arg for arg in typing.get_args(hint) if arg is not Ellipsis]
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return {key for arg in args for key in _known_keys(arg, loc)}
+    fields = _fields(hint)
+    if not loc:
+        return set(fields)
+    if fields:
+        return _known_keys(fields.get(str(loc[0])), loc[1:])
+    return _known_keys(args[-1], loc[1:]) if args else set()  # tuple[X, ...], Mapping[K, X]: the item type
+
+
+def _message(error: Mapping[str, Any], known: Collection[str]) -> str:
+    """One pydantic error in words; an unknown key comes with the closest known key, or with all of them."""
+    kind = error["type"]
+    if kind in ("extra_forbidden", "unexpected_keyword_argument"):
+        close = difflib.get_close_matches(str(error["loc"][-1]), known, n=1)
+        return f"unknown key; did you mean {close[0]!r}?" if close else f"unknown key; use one of {sorted(known)}"
+    if kind == "value_error":  # the class's own check (__post_init__) says what is wrong
+        return str(error["ctx"]["error"])
+    if kind == "missing":
+        return "required key is missing"
+    return f"{error['msg']}, got {error['input']!r}"
+
+
+def _validate(keys: type, data: Any, where: str = "", *, skip: int = 0, source: str = "") -> Any:
+    """`data` validated as `keys`; else a ConfigError with one line per problem, `source: where.key.path: what`
+    (the first `skip` parts of pydantic's key path are the wrapping of `_config_keys`)."""
     try:
-        return cls(**kwargs)
-    except (TypeError, ValueError) as exc:
-        if isinstance(exc, ConfigError):
-            raise
-        raise ConfigError(f"{path or cls.__name__}: {exc}") from None
+        return _adapter(keys).validate_python(data)
+    except pydantic.ValidationError as exc:
+        lines = []
+        for error in exc.errors():
+            path = ".".join(str(part) for part in [*([where] if where else []), *error["loc"][skip:]])
+            message = _message(error, _known_keys(keys, error["loc"][:-1]))
+            lines.append(": ".join(part for part in (source, path, message) if part))
+        raise ConfigError("\n".join(lines)) from None
+
+
+def from_dict(cls: type[C], data: Any, path: str = "", *, source: str = "") -> C:
+    """An instance of the config dataclass `cls` from a mapping; errors name their key below `path` (and the file
+    `source`)."""
+    return _validate(_config_keys(cls), {"config": data}, path, skip=1, source=source)["config"]
+
+
+def check_settings(cls: type, settings: Mapping[str, Any], path: str = "") -> None:
+    """Check part of a config of the dataclass `cls`, completed later: every key one of its fields, every value of
+    that field's type."""
+    _validate(_settings_keys(cls), settings, path)
+
+
+def validate_options(fn: Callable[..., Any], options: Mapping[str, Any], path: str = "") -> dict[str, Any]:
+    """`options` checked and converted against the parameters of `fn` (unknown or missing ones are errors)."""
+    return _validate(_options_keys(fn), options, path)
 
 
 def call_with_options(fn: Callable[..., Any], options: Mapping[str, Any], path: str = "") -> Any:
-    """Call `fn(**options)` with each option checked against its parameter annotation (unknown ones are errors)."""
-    signature = inspect.signature(fn)
-    hints = typing.get_type_hints(fn)
-    accepted = [name for name, p in signature.parameters.items()
-                if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-    unknown = sorted(set(options) - set(accepted))
-    if unknown:
-        raise ConfigError(f"unknown option(s) {unknown} at {path or fn.__name__}; it takes {accepted}")
-    kwargs = {name: coerce(value, hints.get(name, Any), f"{path}.{name}" if path else name)
-              for name, value in options.items()}
-    try:
-        signature.bind(**kwargs)
-    except TypeError as exc:
-        raise ConfigError(f"{path or fn.__name__}: {exc}") from None
-    return fn(**kwargs)
+    """`fn(**options)`, each option checked against its parameter's annotation first."""
+    return fn(**validate_options(fn, options, path))
 
 
 def _parse_override(text: str) -> tuple[list[str], Any]:
@@ -183,8 +147,6 @@ def _parse_override(text: str) -> tuple[list[str], Any]:
 
 def apply_overrides(data: Mapping[str, Any], overrides: Sequence[str]) -> dict[str, Any]:
     """A copy of the YAML tree with `key.sub=value` overrides set (values are read as YAML: `1e-4`, `[a, b]`)."""
-    import copy
-
     tree: Any = copy.deepcopy(dict(data))
     for text in overrides:
         keys, value = _parse_override(text)
@@ -217,28 +179,22 @@ def load_config(path: str | Path, cls: type[C], overrides: Sequence[str] = ()) -
         raise ConfigError(f"{file} is not valid YAML: {exc}") from None
     if not isinstance(data, Mapping):
         raise ConfigError(f"{file} must hold a mapping of {cls.__name__} fields at the top level")
-    return from_dict(cls, apply_overrides(data, overrides))
+    return from_dict(cls, apply_overrides(data, overrides), source=str(file))
 
 
-def _plain(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        if hasattr(value, "to_config"):
-            return value.to_config()
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, enum.Enum):
-        return value.value
-    if isinstance(value, Path):
-        return str(value)
-    return value
+def _frozen_mapping(value: Any) -> Any:
+    """What pydantic cannot write by itself: the read-only mappings (MappingProxyType) frozen configs hold."""
+    if isinstance(value, types.MappingProxyType):
+        return dict(value)
+    raise TypeError(f"cannot write {type(value).__name__} {value!r} into a config file")
 
 
 def config_to_dict(config: Any) -> dict[str, Any]:
-    """The YAML-ready form of a config dataclass (what `from_dict` reads back to an equal config)."""
-    return _plain(config)
+    """The YAML-ready form of a config dataclass (what `from_dict` reads back to an equal config). Read-only
+    mappings sit where the annotations promise a dict: they are written as dicts, without pydantic's warning."""
+    wrapped = _adapter(_config_keys(type(config))).dump_python({"config": config}, mode="json",
+                                                                fallback=_frozen_mapping, warnings=False)
+    return wrapped["config"]
 
 
 def save_config(config: Any, path: str | Path) -> Path:

@@ -20,8 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from uivenus.train.config import ConfigError, from_dict, save_config
+from uivenus.train.config import ConfigError, check_settings, from_dict, save_config
+from uivenus.train.mopd import MOPDConfig
+from uivenus.train.rl import RLConfig
 from uivenus.train.samples import Domain
+from uivenus.train.sft import SFTConfig
 
 __all__ = ["CaptchaData", "GroundingData", "RecipeConfig", "RecipeResult", "TinyModelSpec", "results_table",
            "run_recipe", "ship_checkpoint"]
@@ -104,12 +107,13 @@ class RecipeConfig:
         if unknown:
             raise ConfigError(f"rl_by_domain names {unknown}; the recipe's experts are "
                               f"{', '.join(d.value for d in EXPERT_DOMAINS)}")
-        stages = {"sft": self.sft, "rl": self.rl, "mopd": self.mopd,
-                  **{f"rl_by_domain.{d}": settings for d, settings in self.rl_by_domain.items()}}
-        for stage, settings in stages.items():
+        stages = {"sft": (SFTConfig, self.sft), "rl": (RLConfig, self.rl), "mopd": (MOPDConfig, self.mopd),
+                  **{f"rl_by_domain.{d}": (RLConfig, settings) for d, settings in self.rl_by_domain.items()}}
+        for stage, (cls, settings) in stages.items():
             taken = sorted(set(settings) & set(_RECIPE_KEYS))
             if taken:
                 raise ConfigError(f"{stage} must not set {taken}: the recipe sets them for every stage")
+            check_settings(cls, settings, stage)
 
 
 @dataclass(frozen=True)
@@ -262,10 +266,10 @@ def run_recipe(config: RecipeConfig, *, log: Callable[[str], None] = print) -> R
     """Run every stage, both baselines and every evaluation; write `recipe_results.json`, the table and the plots."""
     from uivenus.synth.captcha import capture_captcha_screens
     from uivenus.train.merge import average_checkpoints
-    from uivenus.train.mopd import MOPDConfig, train_mopd
+    from uivenus.train.mopd import train_mopd
     from uivenus.train.plots import plot_metrics
-    from uivenus.train.rl import RLConfig, train_rl
-    from uivenus.train.sft import SFTConfig, train_sft
+    from uivenus.train.rl import train_rl
+    from uivenus.train.sft import train_sft
     from uivenus.train.tiny import build_tiny_qwen3_vl
 
     out = config.out_dir

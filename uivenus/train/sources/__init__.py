@@ -10,14 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uivenus.train.config import ConfigError, call_with_options
 from uivenus.train.samples import Samples
 from uivenus.train.sources.datasets import captcha_samples, converted_samples, grounding_samples
 from uivenus.train.sources.trajectories import parquet_samples, trajectory_samples
+
+if TYPE_CHECKING:
+    from pydantic import GetCoreSchemaHandler
+    from pydantic_core import CoreSchema
 
 __all__ = ["SOURCES", "SourceSpec", "samples_from_spec"]
 
@@ -45,14 +48,20 @@ class SourceSpec:
         object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
 
     @classmethod
-    def from_config(cls, data: Any, path: str) -> SourceSpec:
-        if not isinstance(data, Mapping) or "kind" not in data:
-            raise ConfigError(f"config key {path!r} must be a mapping with a 'kind' ({', '.join(SOURCES)}) and its "
-                              "options")
-        return cls(kind=data["kind"], options={k: v for k, v in data.items() if k != "kind"})
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        """Read from and written as the flat form of a config file: `{kind: grounding, annotations: ..., ...}`."""
+        from pydantic_core import core_schema
 
-    def to_config(self) -> dict[str, Any]:
-        return {"kind": self.kind, **{k: str(v) if isinstance(v, Path) else v for k, v in self.options.items()}}
+        def build(data: Any) -> SourceSpec:
+            if isinstance(data, cls):
+                return data
+            if not isinstance(data, Mapping) or "kind" not in data:
+                raise ConfigError(f"a source must be a mapping with a 'kind' ({', '.join(SOURCES)}) and its options, "
+                                  f"got {data!r}")
+            return cls(kind=data["kind"], options={k: v for k, v in data.items() if k != "kind"})
+
+        flat = core_schema.plain_serializer_function_ser_schema(lambda spec: {"kind": spec.kind, **spec.options})
+        return core_schema.no_info_plain_validator_function(build, serialization=flat)
 
 
 def samples_from_spec(spec: SourceSpec, where: str = "source") -> Samples:
