@@ -20,11 +20,12 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
+from urllib.parse import urlencode
 
 from PIL import Image
 
 from uivenus.agent.policies.base import (
-    Message, Mode, Policy, PolicyError, PolicyRequest, PolicySpecError, Sampling, policy_from_spec,
+    Message, Mode, Policy, PolicyError, PolicyRequest, PolicySpecError, Sampling, policy_from_spec, spec_pairs,
 )
 from uivenus.records import TaskSpec
 from uivenus.verify.base import Evidence, Judge, StepEvidence, Verdict, VerifyError, Vote, register_judge
@@ -417,22 +418,24 @@ VLM_OPTIONS: Mapping[str, Callable[[str], Any]] = MappingProxyType({
 
 
 def _split_options(spec: str) -> tuple[str, VlmOptions]:
-    """Take the judge's options out of every query string of the policy spec; the rest goes on verbatim."""
+    """Take the judge's options out of every query string of the policy spec; the rest goes on to the policy
+    (URL-encoded again, so the policy's parser reads the same values)."""
     found: dict[str, Any] = {}
     segments = []
     for segment in spec.split("#"):
         head, sep, query = segment.partition("?")
         kept = []
-        for piece in query.split("&") if query else ():
-            key, _, value = piece.partition("=")
+        for key, value in spec_pairs(query, "vlm judge", VerifyError):
             if key not in VLM_OPTIONS:
-                kept.append(piece)
+                kept.append((key, value))
                 continue
+            if key in found:
+                raise VerifyError(f"vlm judge option {key!r} is given twice in {spec!r}; give it once")
             try:
                 found[key] = VLM_OPTIONS[key](value)
             except ValueError:
                 raise VerifyError(f"vlm judge option {key}={value!r} is malformed") from None
-        segments.append(head + (sep + "&".join(kept) if kept else ""))
+        segments.append(head + (sep + urlencode(kept) if kept else ""))
     return "#".join(segments), VlmOptions(**found)
 
 
