@@ -255,7 +255,7 @@ def verify_stored(directory: str | Path, judges: Sequence[Any]) -> Trajectory:
 
 
 def _judges(specs: Sequence[str]) -> tuple[Any, ...]:
-    from uivenus.verify.base import judge_from_spec
+    from uivenus.verify.judges import judge_from_spec
 
     return tuple(judge_from_spec(spec) for spec in specs)
 
