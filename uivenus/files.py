@@ -52,7 +52,8 @@ def _fsync_tree(path: Path) -> None:
     if path.is_dir():
         for folder, _, names in os.walk(path):
             for name in names:
-                _fsync(Path(folder, name))
+                if not os.path.islink(os.path.join(folder, name)):
+                    _fsync(Path(folder, name))
             _fsync(Path(folder))
     else:
         _fsync(path)
@@ -64,7 +65,11 @@ def _replace(tmp: Path, path: Path) -> None:
     if tmp.is_dir() and path.is_dir() and not path.is_symlink():
         old = _sibling(path, "old")
         os.replace(path, old)
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except BaseException:
+            os.replace(old, path)
+            raise
         shutil.rmtree(old)
     else:
         os.replace(tmp, path)
