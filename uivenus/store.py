@@ -9,9 +9,9 @@ Layout (SYSTEM.md, "The trajectory store")::
     ROOT/<run-id>/<episode-id>/episode.json     `Trajectory.summary_dict()`, written once at the end
     ROOT/<run-id>/<episode-id>/labels.jsonl     per-step labels written by verification
 
-Every file other than `steps.jsonl` is written to a dot-prefixed temporary name and moved into place with
-`os.replace`, so a file under its final name is always whole. `steps.jsonl` is append-only: only its last
-line can be cut short by a crash, and readers drop that line (the step in flight) and say so.
+Every file other than `steps.jsonl` is written through `uivenus.files` (a dot-prefixed temporary sibling moved
+into place with `os.replace`), so a file under its final name is always whole. `steps.jsonl` is append-only:
+only its last line can be cut short by a crash, and readers drop that line (the step in flight) and say so.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from typing import IO, Any
 
 from PIL import Image
 
+from uivenus.files import atomic_path, write_text
 from uivenus.records import Outcome, RecordError, Step, TaskSpec, Trajectory
 
 RUN_FILE = "run.json"
@@ -67,26 +68,6 @@ def _dumps(value: Any, what: str, *, indent: int | None = None) -> str:
                           separators=(",", ": ") if indent else (",", ":"))
     except (TypeError, ValueError) as exc:
         raise StoreError(f"{what} is not JSON-serialisable ({exc}); store str/number/bool/None/lists/dicts") from None
-
-
-def _write_atomically(path: Path, write: Callable[[IO[bytes]], None], *, fsync: bool) -> None:
-    """Write through a temporary sibling and `os.replace` it, so `path` is either absent, old, or whole."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            write(f)
-            f.flush()
-            if fsync:
-                os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def _write_text(path: Path, text: str, *, fsync: bool = True) -> None:
-    data = text.encode("utf-8")
-    _write_atomically(path, lambda f: f.write(data), fsync=fsync)
 
 
 def _read_json(path: Path) -> Any:
@@ -130,7 +111,7 @@ class TrajectoryStore:
             record["metadata"] = {**old, **new}
         else:
             record = {"run_id": run_id, "created": _now(), "metadata": new}
-        _write_text(path, _dumps(record, "run record", indent=2), fsync=self.fsync)
+        write_text(path, _dumps(record, "run record", indent=2), fsync=self.fsync)
         return run_dir
 
     def episode(
@@ -149,7 +130,7 @@ class TrajectoryStore:
             ) from None
         try:
             (directory / SCREENS_DIR).mkdir()
-            _write_text(directory / TASK_FILE, text, fsync=self.fsync)
+            write_text(directory / TASK_FILE, text, fsync=self.fsync)
             (directory / STEPS_FILE).touch()
         except BaseException:
             shutil.rmtree(directory)
@@ -168,7 +149,7 @@ class TrajectoryStore:
             if path.name.startswith(".") or (path.stem.isdigit() and int(path.stem) >= len(steps)):
                 path.unlink()
         header["resumes"] = [*header.get("resumes", []), {"at": _now(), "from_step": len(steps), "warnings": warnings}]
-        _write_text(directory / TASK_FILE, _dumps(header, "task header", indent=2), fsync=self.fsync)
+        write_text(directory / TASK_FILE, _dumps(header, "task header", indent=2), fsync=self.fsync)
         return EpisodeWriter(directory, TaskSpec.from_dict(header["task"]), header, steps=steps, fsync=self.fsync)
 
 
@@ -203,7 +184,8 @@ class EpisodeWriter:
         line = _dumps(stored.to_dict(), f"step {index}") + "\n"
         if screenshot is not None:
             try:
-                _write_atomically(self.directory / screen, lambda f: screenshot.save(f, "PNG", compress_level=1), fsync=self._fsync)
+                with atomic_path(self.directory / screen, fsync=self._fsync) as tmp:
+                    screenshot.save(tmp, "PNG", compress_level=1)
             except (OSError, ValueError) as exc:
                 raise StoreError(f"could not save the screenshot of step {index} as PNG: {exc}") from exc
         self._file.write(line)
@@ -239,7 +221,7 @@ class EpisodeWriter:
             metadata={**_episode_metadata(self.directory, self._header), "ended": _now(), **(metadata or {})},
         )
         text = _dumps(trajectory.summary_dict(), "episode summary (answer/verdicts/metadata)", indent=2)
-        _write_text(self.directory / EPISODE_FILE, text, fsync=self._fsync)
+        write_text(self.directory / EPISODE_FILE, text, fsync=self._fsync)
         self._file.close()
         self._file = None
         return trajectory
@@ -424,8 +406,8 @@ def write_verdicts(
     for index, new in labels.items():
         merged[index] = {**merged.get(index, {}), **new}
     lines = "".join(_dumps({"index": i, "labels": merged[i]}, f"labels of step {i}") + "\n" for i in sorted(merged))
-    _write_text(directory / LABELS_FILE, lines)
-    _write_text(directory / EPISODE_FILE, text)
+    write_text(directory / LABELS_FILE, lines)
+    write_text(directory / EPISODE_FILE, text)
     return read_episode(directory)
 
 
@@ -481,13 +463,10 @@ def export_parquet(
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
 
-    def write(f: IO[bytes]) -> None:
-        with pq.ParquetWriter(f, schema) as writer:
-            for done, directory in enumerate(directories, start=1):
-                rows = list(_step_rows(directory, read_episode(directory)))
-                writer.write_table(pa.Table.from_pylist(rows, schema=schema))
-                if progress is not None:
-                    progress(done, len(directories))
-
-    _write_atomically(out, write, fsync=True)
+    with atomic_path(out) as tmp, pq.ParquetWriter(str(tmp), schema) as writer:
+        for done, directory in enumerate(directories, start=1):
+            rows = list(_step_rows(directory, read_episode(directory)))
+            writer.write_table(pa.Table.from_pylist(rows, schema=schema))
+            if progress is not None:
+                progress(done, len(directories))
     return out

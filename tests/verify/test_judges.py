@@ -12,9 +12,9 @@ import pytest
 from uivenus.agent.policies import PolicyBase, PolicyError, PolicyReply, PolicyRequest, policy_from_spec
 from uivenus.agent.serve import ServerThread, create_app
 from uivenus.records import TaskSpec
-from uivenus.verify.base import Evidence, StepEvidence, VerifyError, Vote, judge_from_spec
+from uivenus.verify.base import Evidence, StepEvidence, VerifyError, Vote
 from uivenus.verify.judges import (
-    CHECK_KINDS, OcrJudge, ProgramJudge, VlmJudge, VlmOptions, collect_verdicts, parse_verdict_text,
+    CHECK_KINDS, OcrJudge, ProgramJudge, VlmJudge, VlmOptions, collect_verdicts, judge_from_spec, parse_verdict_text,
 )
 from uivenus.verify.keypoints import extract_key_points, key_point_texts
 from uivenus.verify.rewards import vote_reward
@@ -261,6 +261,18 @@ def test_vlm_spec_options_are_split_from_the_policy_spec() -> None:
         judge_from_spec("ocr:fast")
     with pytest.raises(VerifyError, match="unknown judge spec"):
         judge_from_spec("oracle")
+
+
+def test_vlm_spec_options_are_url_decoded_and_the_rest_reaches_the_policy_intact() -> None:
+    judge = judge_from_spec("vlm:openai:http://127.0.0.1:9/v1?api_key_env=JUDGE%5FKEY#judge?temperature=0%2E25"
+                            "&thinking=on&retries=0")
+    assert judge.options == VlmOptions(temperature=0.25, thinking=True)
+    assert (judge.policy.options.api_key_env, judge.policy.options.retries) == ("JUDGE_KEY", 0)
+    judge.close()
+    with pytest.raises(VerifyError, match="'samples' is given twice"):
+        judge_from_spec("vlm:openai:http://127.0.0.1:9/v1?samples=2#judge?samples=3")
+    with pytest.raises(VerifyError, match="not key=value pairs"):
+        judge_from_spec("vlm:openai:http://127.0.0.1:9/v1#judge?samples")
 
 
 # --- a tiny random model behind `uivenus serve` --------------------------------------------------

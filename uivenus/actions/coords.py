@@ -42,13 +42,19 @@ def smart_resize(
     min_pixels: int = DEFAULT_MIN_PIXELS,
     max_pixels: int = DEFAULT_MAX_PIXELS,
 ) -> tuple[int, int]:
-    """The (height, width) Qwen-VL resizes an image to: multiples of `factor`, pixel count in range."""
+    """The (height, width) Qwen-VL resizes an image to: multiples of `factor`, pixel count in range.
+
+    The same numbers as the transformers image processors (`Qwen2VLImageProcessor`, which Qwen3-VL uses with
+    factor 32), tested against them: a side under half a factor first rounds to 0, so the whole image is scaled
+    up to `min_pixels` rather than that side alone being raised to one factor."""
     if height <= 0 or width <= 0:
         raise CoordinateError(f"image size must be positive, got {width}x{height}")
+    if min_pixels < 1:
+        raise CoordinateError(f"min_pixels must be at least 1, got {min_pixels}")
     if max(height, width) / min(height, width) > MAX_ASPECT_RATIO:
         raise CoordinateError(f"aspect ratio of {width}x{height} exceeds {MAX_ASPECT_RATIO}; crop the image first")
-    h = max(factor, round(height / factor) * factor)
-    w = max(factor, round(width / factor) * factor)
+    h = round(height / factor) * factor
+    w = round(width / factor) * factor
     if h * w > max_pixels:
         beta = math.sqrt(height * width / max_pixels)
         h = max(factor, math.floor(height / beta / factor) * factor)

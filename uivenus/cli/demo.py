@@ -87,7 +87,7 @@ def verify_episode(console: Console, directory: Path, trajectory: Any) -> dict[s
     """Verify the recorded episode with `verify_trace` (program + OCR judges); returns what the report shows.
 
     A verifier that cannot run is the demo's failure, never hidden behind the loop's own verdict."""
-    from uivenus.verify.base import judge_from_spec
+    from uivenus.verify.judges import judge_from_spec
     from uivenus.verify.trace import verify_trace
 
     result = verify_trace(trajectory, directory, [judge_from_spec(spec) for spec in DEMO_JUDGES])

@@ -30,7 +30,8 @@ def verify(
     """Judge every finished episode of RUN_DIR; write the verdict into its episode.json and step labels into
     labels.jsonl."""
     from uivenus.store import StoreError, episode_dirs, read_episode
-    from uivenus.verify.base import VerifyError, judge_from_spec
+    from uivenus.verify.base import VerifyError
+    from uivenus.verify.judges import judge_from_spec
     from uivenus.verify.trace import verify_trace, write_trace
 
     try:

@@ -32,7 +32,8 @@ from typing import Any
 from uivenus.evals.verifier_data import PERTURBATION_KEY, TRUTH_KEY
 from uivenus.records import Trajectory
 from uivenus.store import StoreError, episode_dirs, is_episode_dir, list_runs, read_episode
-from uivenus.verify.base import Judge, VerifyError, judge_from_spec
+from uivenus.verify.base import Judge, VerifyError
+from uivenus.verify.judges import judge_from_spec
 from uivenus.verify.step import label_trajectory, load_screens
 from uivenus.verify.trace import build_evidence, key_point_progress, screen_texts, trace_outcome
 from uivenus.verify.voting import RULES, Decision, aggregate

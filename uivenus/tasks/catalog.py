@@ -19,6 +19,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from uivenus.files import write_text
 from uivenus.records import plain
 
 __all__ = [
@@ -386,9 +387,7 @@ class Catalog:
         """Write atomically (a reader never sees half a catalog)."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(self.dumps(), encoding="utf-8")
-        tmp.replace(path)
+        write_text(path, self.dumps())
 
     @classmethod
     def load(cls, path: Path | str) -> Catalog:

@@ -47,6 +47,7 @@ from rich.table import Table
 from uivenus.actions.space import Platform
 from uivenus.agent.policies.base import Policy
 from uivenus.envs.base import Env, EnvError
+from uivenus.files import write_json, write_jsonl
 from uivenus.records import Outcome, RecordError, TaskSpec, Trajectory, read_jsonl
 from uivenus.store import EPISODE_FILE, StoreError, TrajectoryStore, read_episode
 from uivenus.tasks.catalog import Catalog
@@ -254,7 +255,7 @@ def verify_stored(directory: str | Path, judges: Sequence[Any]) -> Trajectory:
 
 
 def _judges(specs: Sequence[str]) -> tuple[Any, ...]:
-    from uivenus.verify.base import judge_from_spec
+    from uivenus.verify.judges import judge_from_spec
 
     return tuple(judge_from_spec(spec) for spec in specs)
 
@@ -482,13 +483,6 @@ def stats_table(stats: Iterable[RoundStats], title: str = "closed loop") -> Tabl
     return table
 
 
-def _write_json(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
-
-
 @dataclass(frozen=True)
 class _Plan:
     """A round's proposals and gate results, saved before dispatch so a restarted round dispatches the same tasks."""
@@ -574,12 +568,11 @@ class Pipeline:
         else:
             plan = self._plan(index, n_tasks)
             self.catalog.save(self.state_dir / CATALOG_FILE)  # first: what the gate learned is never lost
-            _write_json(plan_path, plan.to_dict())
+            directory.mkdir(parents=True, exist_ok=True)
+            write_json(plan_path, plan.to_dict(), sort_keys=True)
         collection = self.collector.collect(plan.tasks, catalog=self.catalog, executions=plan.executions,
                                             metadata={"round": index})
-        with (directory / FEEDBACK_FILE).open("w", encoding="utf-8") as out:
-            for failure in collection.failures:
-                out.write(json.dumps(failure.to_dict(), ensure_ascii=False, sort_keys=True) + "\n")
+        write_jsonl(directory / FEEDBACK_FILE, (failure.to_dict() for failure in collection.failures), sort_keys=True)
         self.catalog.save(self.state_dir / CATALOG_FILE)
         invalid = collection.count(FailureKind.TASK_INVALID)
         executable = len(plan.tasks) - invalid
@@ -594,7 +587,7 @@ class Pipeline:
             acceptance_rate=round(executable / plan.proposed, 4) if plan.proposed else 0.0,
             learned=plan.learned + sum(len(f.learned) for f in collection.failures),
             catalog_version=self.catalog.version, errors=len(collection.errors))
-        _write_json(directory / STATS_FILE, stats.to_dict())
+        write_json(directory / STATS_FILE, stats.to_dict(), sort_keys=True)
         return stats
 
     def _synthesizer(self, index: int) -> Synthesizer:

@@ -20,6 +20,7 @@ from types import MappingProxyType
 from typing import Any
 
 from uivenus.envs.materialize import FileSpec, MaterializeError, MaterializePlan, Settings
+from uivenus.files import write_jsonl
 from uivenus.records import RecordError, TaskSpec, read_jsonl
 from uivenus.tasks.catalog import FunctionCall
 from uivenus.tasks.desktop import CHECK_KINDS, CheckError, Segment, SegmentedTask, evaluate
@@ -114,12 +115,7 @@ def write_tasks(path: Path | str, tasks: Iterable[SynthTask]) -> int:
     """Write tasks as JSON lines (replacing the file); returns how many."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    count = 0
-    with path.open("w", encoding="utf-8") as out:
-        for task in tasks:
-            out.write(json.dumps(task.to_dict(), ensure_ascii=False, sort_keys=True) + "\n")
-            count += 1
-    return count
+    return write_jsonl(path, (task.to_dict() for task in tasks), sort_keys=True)
 
 
 def read_tasks(path: Path | str) -> list[SynthTask]:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-import os
 import shutil
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -25,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
+from uivenus.files import atomic_path, write_text
 from uivenus.train.collate import Batch
 from uivenus.train.config import save_config
 from uivenus.train.encode import IGNORE_INDEX
@@ -205,12 +205,6 @@ def _schedule(name: str, optimizer: Any, warmup: int, total: int) -> Any:
     return get_scheduler(names[name], optimizer, num_warmup_steps=warmup, num_training_steps=total)
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 class Trainer:
     """Runs `loss_fn` over `stream` with AdamW under `config`; `train()` returns the final model directory."""
 
@@ -292,29 +286,27 @@ class Trainer:
         accelerator = self.accelerator
         name = f"step-{self.step:07d}"
         final = self.out_dir / CHECKPOINTS / name
-        tmp = self.out_dir / CHECKPOINTS / f".{name}.partial"
-        if accelerator.is_main_process and tmp.exists():
-            shutil.rmtree(tmp)
-        accelerator.wait_for_everyone()
-        accelerator.save_state(str(tmp / "state"))
-        state_dict = accelerator.get_state_dict(self.model)
-        accelerator.unwrap_model(self.model).save_pretrained(
-            tmp / "model", state_dict=state_dict, is_main_process=accelerator.is_main_process,
-            save_function=accelerator.save)
-        rank = accelerator.process_index
-        (tmp / f"data-rank{rank}.json").write_text(json.dumps(dict(self.stream.state_dict())), encoding="utf-8")
+        partial = self.out_dir / CHECKPOINTS / f".{name}.partial"  # every rank writes into it
+        # the main process moves it into place once all ranks are done; the others only write
+        writing = atomic_path(final, temp=partial) if accelerator.is_main_process else contextlib.nullcontext(partial)
+        with writing as tmp:
+            accelerator.wait_for_everyone()  # a stale partial folder is gone before anyone writes
+            accelerator.save_state(str(tmp / "state"))
+            state_dict = accelerator.get_state_dict(self.model)
+            accelerator.unwrap_model(self.model).save_pretrained(
+                tmp / "model", state_dict=state_dict, is_main_process=accelerator.is_main_process,
+                save_function=accelerator.save)
+            rank = accelerator.process_index
+            (tmp / f"data-rank{rank}.json").write_text(json.dumps(dict(self.stream.state_dict())), encoding="utf-8")
+            if accelerator.is_main_process:
+                self.processor.save_pretrained(tmp / "model")
+                save_config(self.config, tmp / "config.yaml")
+                trainer_state = {"step": self.step, "total_steps": self.total_steps,
+                                 "world_size": accelerator.num_processes}
+                (tmp / "trainer.json").write_text(json.dumps(trainer_state, indent=2), encoding="utf-8")
+            accelerator.wait_for_everyone()
         if accelerator.is_main_process:
-            self.processor.save_pretrained(tmp / "model")
-            save_config(self.config, tmp / "config.yaml")
-            trainer_state = {"step": self.step, "total_steps": self.total_steps,
-                             "world_size": accelerator.num_processes}
-            (tmp / "trainer.json").write_text(json.dumps(trainer_state, indent=2), encoding="utf-8")
-        accelerator.wait_for_everyone()
-        if accelerator.is_main_process:
-            if final.exists():
-                shutil.rmtree(final)
-            os.replace(tmp, final)
-            _write_atomically(self.out_dir / LATEST, name + "\n")
+            write_text(self.out_dir / LATEST, name + "\n")
             self._prune()
         accelerator.wait_for_everyone()
         return final
@@ -348,7 +340,7 @@ class Trainer:
         if path.exists():
             kept = [line for line in path.read_text(encoding="utf-8").splitlines()
                     if line.strip() and json.loads(line).get("step", 0) <= self.step]
-            _write_atomically(path, "".join(line + "\n" for line in kept))
+            write_text(path, "".join(line + "\n" for line in kept))
         writer = None
         if self.config.tensorboard:
             from torch.utils.tensorboard import SummaryWriter

@@ -3,7 +3,9 @@
 A judge looks at evidence about one episode (or one step) and votes success or failure with a
 confidence and the evidence it used — or abstains. Abstention is a first-class answer: a judge that
 cannot read the screen or whose answer cannot be parsed abstains; it never guesses "success".
-Judges are named by SPEC strings (`program`, `ocr`, `vlm:<policy spec>`) and built by `judge_from_spec`.
+Judges are named by SPEC strings (`program`, `ocr`, `vlm:<policy spec>`): a judge module registers its factory
+here with `register_judge`, and `uivenus.verify.judges.judge_from_spec` (where the built-in judges register)
+builds one. This module imports no other module of `verify`, so every one of them can depend on it.
 """
 
 from __future__ import annotations
@@ -111,7 +113,8 @@ class Judge(Protocol):
     def judge(self, evidence: Evidence) -> Verdict: ...
 
 
-#: Judge factories by SPEC prefix; each takes the text after `prefix:` ("" when there is none).
+#: Judge factories by SPEC prefix; each takes the text after `prefix:` ("" when there is none). Looked up only
+#: through `uivenus.verify.judges.judge_from_spec`.
 JUDGE_FACTORIES: dict[str, Callable[[str], Judge]] = {}
 
 
@@ -121,14 +124,3 @@ def register_judge(prefix: str) -> Callable[[Callable[[str], Judge]], Callable[[
         return factory
 
     return decorate
-
-
-def judge_from_spec(spec: str) -> Judge:
-    """Build a judge from its SPEC: `program`, `ocr`, `vlm:openai:http://127.0.0.1:8000/v1#judge`, …"""
-    import uivenus.verify.judges  # noqa: F401  (registers the built-in judges)
-
-    prefix, _, rest = spec.strip().partition(":")
-    factory = JUDGE_FACTORIES.get(prefix)
-    if factory is None:
-        raise VerifyError(f"unknown judge spec {spec!r}; known kinds: {', '.join(sorted(JUDGE_FACTORIES))}")
-    return factory(rest)

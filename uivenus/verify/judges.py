@@ -4,9 +4,9 @@ Each returns a `Verdict` (success or failure with a confidence and the evidence 
 how a judge says "I cannot tell": no checker for the task, no readable state, no literal to look for, an answer
 that does not parse. No judge ever turns "cannot tell" into success.
 
-SPECs: `program`, `ocr`, `vlm:<policy spec>` with judge options in the policy spec's query string, e.g.
-`vlm:openai:http://127.0.0.1:8000/v1#judge?samples=3&temperature=0.7` (the options are taken out before the
-policy spec is handed on; see `VLM_OPTIONS`).
+`judge_from_spec` builds one from its SPEC: `program`, `ocr`, `vlm:<policy spec>` with judge options in the policy
+spec's query string, e.g. `vlm:openai:http://127.0.0.1:8000/v1#judge?samples=3&temperature=0.7` (the options
+are taken out before the policy spec is handed on; see `VLM_OPTIONS`).
 """
 
 from __future__ import annotations
@@ -20,14 +20,17 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
+from urllib.parse import urlencode
 
 from PIL import Image
 
 from uivenus.agent.policies.base import (
-    Message, Mode, Policy, PolicyError, PolicyRequest, PolicySpecError, Sampling, policy_from_spec,
+    Message, Mode, Policy, PolicyError, PolicyRequest, PolicySpecError, Sampling, policy_from_spec, spec_pairs,
 )
 from uivenus.records import TaskSpec
-from uivenus.verify.base import Evidence, Judge, StepEvidence, Verdict, VerifyError, Vote, register_judge
+from uivenus.verify.base import (
+    JUDGE_FACTORIES, Evidence, Judge, StepEvidence, Verdict, VerifyError, Vote, register_judge,
+)
 from uivenus.verify.keypoints import KeyPoint, KeyPointKind, Toggle, extract_key_points, parse_key_point
 from uivenus.verify.voting import aggregate, as_verdict
 
@@ -417,22 +420,24 @@ VLM_OPTIONS: Mapping[str, Callable[[str], Any]] = MappingProxyType({
 
 
 def _split_options(spec: str) -> tuple[str, VlmOptions]:
-    """Take the judge's options out of every query string of the policy spec; the rest goes on verbatim."""
+    """Take the judge's options out of every query string of the policy spec; the rest goes on to the policy
+    (URL-encoded again, so the policy's parser reads the same values)."""
     found: dict[str, Any] = {}
     segments = []
     for segment in spec.split("#"):
         head, sep, query = segment.partition("?")
         kept = []
-        for piece in query.split("&") if query else ():
-            key, _, value = piece.partition("=")
+        for key, value in spec_pairs(query, "vlm judge", VerifyError):
             if key not in VLM_OPTIONS:
-                kept.append(piece)
+                kept.append((key, value))
                 continue
+            if key in found:
+                raise VerifyError(f"vlm judge option {key!r} is given twice in {spec!r}; give it once")
             try:
                 found[key] = VLM_OPTIONS[key](value)
             except ValueError:
                 raise VerifyError(f"vlm judge option {key}={value!r} is malformed") from None
-        segments.append(head + (sep + "&".join(kept) if kept else ""))
+        segments.append(head + (sep + urlencode(kept) if kept else ""))
     return "#".join(segments), VlmOptions(**found)
 
 
@@ -545,3 +550,13 @@ class VlmJudge:
 @register_judge("vlm")
 def _vlm_judge(rest: str) -> VlmJudge:
     return VlmJudge.from_spec(rest)
+
+
+def judge_from_spec(spec: str) -> Judge:
+    """Build a judge from its SPEC: `program`, `ocr`, `vlm:openai:http://127.0.0.1:8000/v1#judge`, … (the built-in
+    judges above are registered by the time anyone can call this)."""
+    prefix, _, rest = spec.strip().partition(":")
+    factory = JUDGE_FACTORIES.get(prefix)
+    if factory is None:
+        raise VerifyError(f"unknown judge spec {spec!r}; known kinds: {', '.join(sorted(JUDGE_FACTORIES))}")
+    return factory(rest)

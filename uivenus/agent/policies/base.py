@@ -13,7 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
+from urllib.parse import parse_qsl
 
 from PIL import Image
 
@@ -151,6 +152,43 @@ def register_policy(prefix: str) -> Callable[[Callable[[str], Policy]], Callable
         return factory
 
     return decorate
+
+
+T = TypeVar("T")
+
+
+def spec_pairs(query: str, what: str, error: type[Exception] = PolicySpecError) -> list[tuple[str, str]]:
+    """The `key=value&...` pairs of a SPEC string's query, in order and URL-decoded (`%2F` is '/', `%20` and `+`
+    are spaces). A piece that is not `key=value` or a key given twice raises `error` naming `what` (the backend
+    or judge the options are for)."""
+    if not query:
+        return []
+    try:
+        pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=True, errors="strict")
+    except ValueError:  # a piece without '=', or bytes that are not UTF-8
+        pairs = [("", "")]
+    if any(not key for key, _ in pairs):
+        raise error(f"{what} options {query!r} are not key=value pairs joined by '&' (URL-encode '&', '=', '#', "
+                    "'%' and '+' inside a value)")
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise error(f"{what} option {key!r} is given twice in {query!r}; give it once")
+        seen.add(key)
+    return pairs
+
+
+def spec_options(query: str, parsers: Mapping[str, Callable[[str, str], T]], what: str,
+                 error: type[Exception] = PolicySpecError) -> dict[str, T]:
+    """`spec_pairs`, each value converted by `parsers[key](key, value)` (which raises `error` itself for a bad
+    value); a key without a parser raises `error` listing the known ones."""
+    options: dict[str, T] = {}
+    for key, value in spec_pairs(query, what, error):
+        parser = parsers.get(key)
+        if parser is None:
+            raise error(f"unknown {what} option {key!r}; known: {', '.join(parsers)}")
+        options[key] = parser(key, value)
+    return options
 
 
 def policy_from_spec(spec: str) -> Policy:

@@ -27,13 +27,14 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
 import httpx
 from PIL import Image
 
 from uivenus.agent.policies.base import (
     Message, PolicyBase, PolicyError, PolicyReply, PolicyRequest, PolicySpecError, Sampling, register_policy,
+    spec_options,
 )
 
 __all__ = ["OpenAIOptions", "OpenAIPolicy", "chat_body", "image_data_url", "to_openai_messages"]
@@ -116,17 +117,7 @@ class OpenAIOptions:
         if not model:
             raise PolicySpecError(f"{usage}; the model name after '#' is missing (the server's served model name, "
                                   "see GET /v1/models)")
-        options: dict[str, Any] = {}
-        for text in (query, model_query):
-            try:
-                pairs = parse_qsl(text, keep_blank_values=True, strict_parsing=bool(text))
-            except ValueError:
-                raise PolicySpecError(f"openai options {text!r} are not key=value pairs joined by '&'") from None
-            for key, value in pairs:
-                parser = _OPTION_PARSERS.get(key)
-                if parser is None:
-                    raise PolicySpecError(f"unknown openai option {key!r}; known: {', '.join(_OPTION_PARSERS)}")
-                options[key] = parser(key, value)
+        options = spec_options("&".join(q for q in (query, model_query) if q), _OPTION_PARSERS, "openai")
         return cls(base_url=base_url.rstrip("/"), model=model, **options)
 
     @property

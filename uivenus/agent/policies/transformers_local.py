@@ -17,11 +17,11 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
-from urllib.parse import parse_qsl
 
 from uivenus.actions.coords import Frame
 from uivenus.agent.policies.base import (
     Message, PolicyBase, PolicyError, PolicyReply, PolicyRequest, PolicySpecError, Sampling, register_policy,
+    spec_options,
 )
 
 __all__ = ["HFOptions", "TransformersPolicy", "completion_length", "image_only_processor_class", "load_processor",
@@ -152,17 +152,7 @@ class HFOptions:
         path, _, query = spec.partition("?")
         if not path:
             raise PolicySpecError("hf spec needs a checkpoint path: hf:PATH[?device=cpu&dtype=float32&...]")
-        try:
-            pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
-        except ValueError:
-            raise PolicySpecError(f"hf options {query!r} are not key=value pairs joined by '&'") from None
-        options: dict[str, Any] = {}
-        for key, value in pairs:
-            parser = _OPTION_PARSERS.get(key)
-            if parser is None:
-                raise PolicySpecError(f"unknown hf option {key!r}; known: {', '.join(_OPTION_PARSERS)}")
-            options[key] = parser(key, value)
-        return cls(path=path, **options)
+        return cls(path=path, **spec_options(query, _OPTION_PARSERS, "hf"))
 
     def resolved(self) -> HFOptions:
         """Replace `auto` with the concrete device and dtype of this machine."""

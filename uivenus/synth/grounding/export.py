@@ -8,11 +8,11 @@ Image feature (`datasets.load_dataset("parquet", data_files=...)`).
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from uivenus.files import atomic_path, write_text
 from uivenus.synth import SynthError
 
 ANNOTATIONS = "annotations.json"
@@ -25,12 +25,8 @@ class DatasetError(SynthError):
 
 def write_annotations(out_dir: str | Path, annotations: Sequence[dict[str, Any]]) -> Path:
     """Write annotations.json atomically (a reader never sees half a file), one record per line."""
-    path = Path(out_dir) / ANNOTATIONS
-    tmp = path.with_suffix(".json.tmp")
     lines = ",\n".join(json.dumps(record, ensure_ascii=False) for record in annotations)
-    tmp.write_text(f"[\n{lines}\n]\n" if lines else "[]\n", encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    return write_text(Path(out_dir) / ANNOTATIONS, f"[\n{lines}\n]\n" if lines else "[]\n")
 
 
 def read_annotations(dataset_dir: str | Path) -> list[dict[str, Any]]:
@@ -84,10 +80,10 @@ def export_parquet(dataset_dir: str | Path, out: str | Path, *, rows_per_group: 
     schema = _features().arrow_schema  # carries the `huggingface` metadata that makes `image` an Image
     out_path = Path(out)
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out_path.with_name(out_path.name + ".tmp")
     batch: list[dict[str, Any]] = []
     name, data = None, b""
-    with pq.ParquetWriter(str(tmp), schema, use_dictionary=["image.bytes"], dictionary_pagesize_limit=1 << 30) as writer:
+    with (atomic_path(out_path) as tmp,
+          pq.ParquetWriter(str(tmp), schema, use_dictionary=["image.bytes"], dictionary_pagesize_limit=1 << 30) as writer):
         for record in records:
             if record["img_filename"] != name:
                 if len(batch) >= rows_per_group:
@@ -103,5 +99,4 @@ def export_parquet(dataset_dir: str | Path, out: str | Path, *, rows_per_group: 
             batch.append(row)
         if batch:
             writer.write_table(pa.Table.from_pylist(batch, schema=schema))
-    os.replace(tmp, out_path)
     return out_path
