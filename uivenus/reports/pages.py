@@ -32,7 +32,8 @@ from uivenus.actions.grammar import ParseError, format_action, parse_response
 from uivenus.actions.space import Action, Direction, Scroll, Type, iter_points
 from uivenus.actions.space import Sequence as ActionSequence
 from uivenus.records import Step, Trajectory
-from uivenus.store import StoreError, episode_dirs, read_episode, screenshot
+from uivenus.store import episode_dirs, read_episode
+from uivenus.verify.step import load_screens
 
 __all__ = ["draw_action", "episode_view", "plot_accuracy", "read_run_view", "render", "write_misses_page",
            "write_report", "write_run_view"]
@@ -246,22 +247,12 @@ def _step_view(step: Step, image: Image.Image | None, anchor: tuple[float, float
         label_reason=step.labels.get("step_reason"), key=key)
 
 
-def _screens(directory: Path, trajectory: Trajectory) -> list[Image.Image | None]:
-    out: list[Image.Image | None] = []
-    for step in trajectory.steps:
-        try:
-            out.append(screenshot(directory, step) if step.screen else None)
-        except StoreError:
-            out.append(None)
-    return out
-
-
 def episode_view(directory: Path, trajectory: Trajectory, trace: Mapping[str, Any] | None = None) -> EpisodeView:
     """What a page shows of the episode stored at `directory`; `trace` is its trace verdict (default: the one
     `uivenus verify` stored in its verdicts)."""
     trace = trace if trace is not None else trajectory.verdicts.get("trace")
     kept = set(trace.get("kept", ())) if trace else set()
-    screens = _screens(directory, trajectory)
+    screens = load_screens(trajectory, directory)
     steps, anchor = [], None
     for step, image in zip(trajectory.steps, screens):
         steps.append(_step_view(step, image, anchor, step.index in kept))
