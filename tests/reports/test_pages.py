@@ -97,7 +97,8 @@ def _open(page_path: Path, check):
 
 
 def _images(page) -> list[list]:
-    return page.eval_on_selector_all("img", "els => els.map(e => [e.complete, e.naturalWidth, e.alt, e.src.slice(0, 5)])")
+    return page.eval_on_selector_all(
+        "img", "els => els.map(e => [e.complete, e.naturalWidth, e.alt, e.src.slice(0, 5)])")
 
 
 def _visible_tasks(page) -> list[str]:

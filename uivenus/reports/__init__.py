@@ -7,11 +7,12 @@ from uivenus.reports.pages import (
     draw_action,
     episode_view,
     plot_accuracy,
+    read_run_view,
     render,
     write_misses_page,
     write_report,
     write_run_view,
 )
 
-__all__ = ["draw_action", "episode_view", "plot_accuracy", "render", "write_misses_page", "write_report",
-           "write_run_view"]
+__all__ = ["draw_action", "episode_view", "plot_accuracy", "read_run_view", "render", "write_misses_page",
+           "write_report", "write_run_view"]

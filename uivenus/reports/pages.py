@@ -375,10 +375,10 @@ def write_misses_page(results: Mapping[str, Any], path: Path, worst: int = 30, p
     for rank, record in enumerate(misses, 1):
         name = f"{rank:03d}.png"
         _draw_miss(record, folder / name)
-        distance = record["miss_distance"]
+        distance, kind = record["miss_distance"], record["target"]["kind"]
         cards.append({
             "rank": rank, "record": record, "src": f"{folder.name}/{name}", "answer": _answer_text(record),
-            "expected": "a refusal" if record["target"]["kind"] == "refusal" else f"the green {record['target']['kind']}",
+            "expected": "a refusal" if kind == "refusal" else f"the green {kind}",
             "distance": "wrong kind of answer" if distance is None else
             f"missed by {distance:.3f} of the screen diagonal"})
     return _write(path, "grounding.html.j2", title=f"Grounding · {results.get('policy', '')}", results=results,
