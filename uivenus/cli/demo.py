@@ -116,7 +116,7 @@ def demo(out: Path = Path("runs/demo")) -> None:
     import time
 
     from uivenus.agent.policies import PolicyError
-    from uivenus.cli.report import write_report
+    from uivenus.reports import write_report
     from uivenus.envs.base import EnvError
     from uivenus.verify.base import VerifyError
 

@@ -74,3 +74,22 @@ def export(
             console.print(f"[red]error:[/red] {exc}")
             raise typer.Exit(1) from None
     console.print(f"wrote {pq.ParquetFile(out).metadata.num_rows} steps to {out}")
+
+
+@app.command()
+def view(
+    path: Path = typer.Argument(..., help="A run directory (or one episode directory) of the store."),
+    out: Path = typer.Option(None, "--out", help="The HTML file to write (default: RUN_DIR/view.html)."),
+    compare: Path = typer.Option(None, "--compare", help="Another run to show beside this one, matched by task id."),
+) -> None:
+    """Write one self-contained HTML page of the run: every step's screenshot with its action drawn on it, the
+    reasoning, guard decisions, injection flags, step labels and trace verdicts; filter by outcome and verdict."""
+    from uivenus.reports import write_run_view
+
+    target = out or path / "view.html"
+    try:
+        page = write_run_view(target, path, compare=compare)
+    except StoreError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(1) from None
+    console.print(f"wrote {page} ({page.stat().st_size / 1e6:.1f} MB); open it in a browser")

@@ -7,13 +7,12 @@ agent uses (`grounding_messages`), answered by `policy.act_batch`, parsed with `
 screen pixels by the item's `Frame`. It scores when the point lies inside the target box or polygon (boxes
 inclusive; polygons by the even-odd rule, as OSWorld-G scores them); refusal items score only on `[-1,-1]`, and a
 reply that does not parse or points off the screen is a miss with its error recorded. Results: accuracy overall
-and by platform, data type, instruction kind and element size; a JSON file, a bar plot and an HTML page of the
-worst misses drawn on their screenshots.
+and by platform, data type, instruction kind and element size; a JSON file, and (drawn by `uivenus.reports`) a bar
+plot and an HTML page of the worst misses drawn on their screenshots.
 """
 
 from __future__ import annotations
 
-import html
 import json
 import math
 from collections import defaultdict
@@ -25,33 +24,31 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from uivenus.actions.coords import CoordinateError, Frame, frame_from_options
 from uivenus.actions.grammar import ParseError, parse_grounding
 from uivenus.agent.conversation import grounding_messages
 from uivenus.agent.policies import Mode, Policy, PolicyError, PolicyRequest, policy_from_spec
 from uivenus.agent.policies.oracle import polygon_interior_point
+from uivenus.reports import plot_accuracy, write_misses_page
 
 __all__ = [
     "BREAKDOWNS", "GROUNDING_FORMATS", "MISSES_FILE", "PLOT_FILE", "RESULTS_FILE", "SIZE_BUCKETS", "UNKNOWN",
     "Box", "BoxForm", "GroundingDataError", "GroundingFormat", "GroundingItem", "Outcome", "Polygon", "Refusal",
     "Target", "box_from", "breakdown", "evaluate_grounding", "grounding_format", "load_grounding",
-    "plot_accuracy", "score_reply", "size_bucket", "write_misses_page",
+    "score_reply", "size_bucket",
 ]
 
 RESULTS_FILE = "grounding_results.json"
 PLOT_FILE = "grounding_accuracy.png"
 MISSES_FILE = "misses.html"
-MISSES_DIR = "misses"
 #: What a category field holds when the format does not say.
 UNKNOWN = "unknown"
 #: Pixel boxes may overshoot the image by this much (annotation rounding); more is an impossible box.
 BOX_SLACK_PX = 1.0
 #: Element-size buckets by the target's share of the screen area: (name, upper bound, exclusive).
 SIZE_BUCKETS: tuple[tuple[str, float], ...] = (("tiny", 0.001), ("small", 0.01), ("medium", 0.05), ("large", math.inf))
-#: Misses drawn on the page are scaled down to at most this width.
-_PAGE_IMAGE_WIDTH = 960
 
 
 class GroundingDataError(ValueError):
@@ -649,103 +646,5 @@ def evaluate_grounding(items: Sequence[GroundingItem], policy: Policy | str, out
     results_path = out / RESULTS_FILE
     results_path.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     plot = plot_accuracy(results, out / PLOT_FILE, f"grounding accuracy · {policy_obj.name}")
-    misses = write_misses_page(records, out, worst)
+    misses = write_misses_page(results, out / MISSES_FILE, worst, plot=plot)
     return {**results, "results_path": str(results_path), "plot_path": str(plot), "misses_path": str(misses)}
-
-
-# --- reports ------------------------------------------------------------------------------------
-
-def plot_accuracy(results: Mapping[str, Any], path: Path, title: str) -> Path:
-    """One bar chart per breakdown dimension (accuracy by category, n under each bar) on a 0–1 axis."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib import pyplot as plt
-
-    tables = results["breakdown"]
-    fig, axes = plt.subplots(1, len(tables), figsize=(4.2 * len(tables), 3.8), squeeze=False)
-    for ax, (dimension, table) in zip(axes[0], tables.items()):
-        names = list(table)
-        values = [table[name]["accuracy"] for name in names]
-        bars = ax.bar(names, values, color="#3b82e0")
-        for bar, name in zip(bars, names):
-            ax.annotate(f"{table[name]['accuracy']:.2f}\nn={table[name]['n']}",
-                        (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom",
-                        fontsize=7, xytext=(0, 2), textcoords="offset points")
-        ax.set_ylim(0, 1.2)
-        ax.set_title(dimension)
-        ax.tick_params(axis="x", labelrotation=35, labelsize=8)
-    axes[0][0].set_ylabel("accuracy")
-    fig.suptitle(f"{title} — overall {results['accuracy']:.3f} (n={results['n']})")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
-
-
-def _draw_miss(record: Mapping[str, Any], path: Path) -> None:
-    """The screenshot with the target (green) and the predicted point (red), scaled to the page width."""
-    with Image.open(record["image"]) as source:
-        image = source.convert("RGB")
-    scale = min(1.0, _PAGE_IMAGE_WIDTH / image.width)
-    if scale < 1:
-        image = image.resize((round(image.width * scale), round(image.height * scale)), Image.Resampling.LANCZOS)
-    draw = ImageDraw.Draw(image)
-    target = record["target"]
-    if target["kind"] == "box":
-        draw.rectangle([v * scale for v in target["box"]], outline=(0, 170, 60), width=3)
-    elif target["kind"] == "polygon":
-        draw.polygon([(x * scale, y * scale) for x, y in target["points"]], outline=(0, 170, 60), width=3)
-    if record["point"] is not None:
-        x, y = (v * scale for v in record["point"])
-        draw.ellipse([x - 9, y - 9, x + 9, y + 9], outline=(230, 30, 30), width=3)
-        draw.line([x - 15, y, x + 15, y], fill=(230, 30, 30), width=2)
-        draw.line([x, y - 15, x, y + 15], fill=(230, 30, 30), width=2)
-    image.save(path)
-
-
-def _distance_text(record: Mapping[str, Any]) -> str:
-    distance = record["miss_distance"]
-    return "wrong kind of answer" if distance is None else f"missed by {distance:.3f} of the screen diagonal"
-
-
-def _answer_text(record: Mapping[str, Any]) -> str:
-    if record["error"]:
-        return f"unusable reply — {record['error']}"
-    if record["refused"]:
-        return "refused ([-1,-1])"
-    return f"pointed at {tuple(record['point'])} px"
-
-
-def write_misses_page(records: Sequence[Mapping[str, Any]], out_dir: Path, worst: int = 30) -> Path:
-    """misses.html: the `worst` misses drawn on their screenshots, points farthest from their target first, then
-    answers of the wrong kind."""
-    misses = sorted((r for r in records if not r["hit"]),
-                    key=lambda r: (r["miss_distance"] is None, -(r["miss_distance"] or 0.0)))[:max(worst, 0)]
-    folder = out_dir / MISSES_DIR
-    folder.mkdir(parents=True, exist_ok=True)
-    cards = []
-    for rank, record in enumerate(misses, 1):
-        name = f"{rank:03d}.png"
-        _draw_miss(record, folder / name)
-        expected = "a refusal" if record["target"]["kind"] == "refusal" else f"the green {record['target']['kind']}"
-        cards.append(
-            f'<section><h2>{rank}. {html.escape(record["instruction"])}</h2>'
-            f'<p>{html.escape(record["id"])} · {html.escape(record["platform"])} · {html.escape(record["data_type"])}'
-            f' · {html.escape(record["instruction_kind"])} · {html.escape(record["element_size"])}'
-            f' · {_distance_text(record)}</p>'
-            f'<p>expected {expected}; {html.escape(_answer_text(record))}</p>'
-            f'<pre>{html.escape(record["response"])}</pre>'
-            f'<img src="{MISSES_DIR}/{name}" alt="miss {rank}"></section>')
-    body = "\n".join(cards) or "<p>No misses.</p>"
-    page = (
-        "<!doctype html><meta charset='utf-8'><title>grounding: worst misses</title>"
-        "<style>body{font-family:sans-serif;max-width:1000px;margin:auto}img{max-width:100%;border:1px solid #ccc}"
-        "pre{white-space:pre-wrap;background:#f4f4f4;padding:4px}section{margin-bottom:2em}</style>"
-        f"<h1>Worst {len(misses)} misses of {sum(not r['hit'] for r in records)} "
-        f"({len(records)} items)</h1><p>Green: target. Red: the policy's point.</p>\n{body}\n"
-    )
-    path = out_dir / MISSES_FILE
-    path.write_text(page, encoding="utf-8")
-    return path
-
