@@ -4,6 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.installed-bench
 SYS_STAMP := $(VENV)/.system-packages
 # Debian packages the environments need: the browser, its driver, a virtual X server, X tools, a window manager,
 # fonts for reproducible rendering, and the desktop apps the desktop task family drives.
@@ -19,7 +20,7 @@ demo: setup
 test: setup
 	$(PY) -m pytest -q
 
-bench: setup
+bench: setup $(BENCH_STAMP)
 	$(PY) bench/parse.py
 	$(PY) bench/env_step.py
 	$(PY) bench/synth.py
@@ -35,6 +36,11 @@ $(STAMP): pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install -q --upgrade pip setuptools wheel
 	$(PY) -m pip install -q $(PIP_LINKS) "torch==2.13.0"
 	$(PY) -m pip install -q $(PIP_LINKS) -e '.[dev]'
+	touch $@
+
+# bench/train.py needs trl, which only the bench extra installs (torch stays the pinned build: pyproject pins it).
+$(BENCH_STAMP): $(STAMP) pyproject.toml
+	$(PY) -m pip install -q $(PIP_LINKS) -e '.[bench]'
 	touch $@
 
 $(SYS_STAMP): | $(VENV)/bin/python

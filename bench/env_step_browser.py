@@ -2,7 +2,8 @@
 
 Both drive the same page (served from 127.0.0.1) with the same Chromium, flags and viewport; the steps
 alternate so drift hits both equally. The env's overhead is validation, the hop to its Playwright thread,
-and the settle check that also reads the page text; the target is a median ratio of at most 1.15.
+the settle check, and the read of the page text after the screenshot; the target is a median ratio of
+at most 1.15.
 """
 
 from __future__ import annotations

@@ -10,7 +10,9 @@ from uivenus.actions.space import TakeNote
 from uivenus.agent.conversation import build_messages
 from uivenus.agent.loop import run_episode
 from uivenus.agent.memory import Memory, NotesError, NotesFile, family_of
-from uivenus.agent.policies import PolicyBase, PolicyReply, PolicyRequest, policy_from_spec
+from uivenus.agent.policies import (
+    AnswerKey, Policy, PolicyBase, PolicyReply, PolicyRequest, policy_from_spec, with_answers,
+)
 from uivenus.agent.safety import Guard
 from uivenus.envs.sandbox import get_task
 from uivenus.envs.sandbox.suites.mail import CODE
@@ -49,13 +51,16 @@ def test_memory_starts_from_earlier_episodes_and_persists_new_notes(tmp_path) ->
 
 
 class Recording(PolicyBase):
-    """The oracle, keeping every request it answered."""
+    """The oracle (told the answers through this wrapper), keeping every request it answered."""
 
     name = "recording-oracle"
 
-    def __init__(self) -> None:
-        self.inner = policy_from_spec("oracle")
-        self.requests: list[PolicyRequest] = []
+    def __init__(self, inner: Policy | None = None, requests: list[PolicyRequest] | None = None) -> None:
+        self.inner = inner or policy_from_spec("oracle")
+        self.requests = [] if requests is None else requests
+
+    def with_answers(self, key: AnswerKey) -> Recording:
+        return Recording(with_answers(self.inner, key), self.requests)
 
     def act(self, request: PolicyRequest) -> PolicyReply:
         self.requests.append(request)

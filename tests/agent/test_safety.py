@@ -10,7 +10,7 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from uivenus.actions.grammar import format_response
-from uivenus.actions.space import Click, Finished, Platform, Type
+from uivenus.actions.space import Click, Finished, Launch, LaunchApp, Platform, Type
 from uivenus.agent.loop import run_episode
 from uivenus.agent.policies import PolicyBase, PolicyReply, PolicyRequest, policy_from_spec
 from uivenus.agent.safety import (
@@ -21,7 +21,7 @@ from uivenus.envs.browser import BrowserEnv
 from uivenus.envs.sandbox import SandboxServer, get_task
 from uivenus.envs.sandbox.solving import tid
 from uivenus.envs.sandbox.suites.mail import INJECTION_TEXT
-from uivenus.records import Outcome
+from uivenus.records import Outcome, TaskSpec
 
 
 class Asked:
@@ -90,24 +90,25 @@ def test_block_mode_refuses_without_asking_and_allow_mode_only_records(web_env, 
 
 
 class OpenMessage(PolicyBase):
-    """Opens message `msg` of the mail app, then finishes (reads the live page through the loop's context)."""
+    """Opens message `msg` of the mail app, then finishes (reads the live page of the env the test gives it)."""
 
     name = "open-message"
 
-    def __init__(self, msg: str) -> None:
-        self.msg, self.opened = msg, False
+    def __init__(self, env: BrowserEnv, msg: str) -> None:
+        self.env, self.msg, self.opened = env, msg, False
 
     def act(self, request: PolicyRequest) -> PolicyReply:
-        frame, env = request.context["frame"], request.context["env"]
+        frame = request.context["frame"]
         if self.opened:
             return PolicyReply(format_response(Finished()))
         self.opened = True
-        point = env.center(tid("message-row", id=self.msg))
+        point = self.env.center(tid("message-row", id=self.msg))
         return PolicyReply(format_response(frame.action_to_model(Click(point=point)), think="open it"))
 
 
 def test_injected_instruction_on_a_page_is_flagged(web_env, sandbox_server) -> None:
-    _, trajectory = _episode(web_env, sandbox_server, "mail/archive_newsletter", Guard("confirm"), OpenMessage("m5"))
+    _, trajectory = _episode(web_env, sandbox_server, "mail/archive_newsletter", Guard("confirm"),
+                             OpenMessage(web_env, "m5"))
     opened = trajectory.steps[1]
     patterns = {flag["pattern"]: flag for flag in opened.info["injection"]}
     assert {"ignore instructions", "exfiltration", "secrecy"} <= set(patterns)
@@ -172,3 +173,60 @@ def test_without_a_dom_the_guard_reads_the_screen_with_ocr() -> None:
     assert {f.pattern for f in block.scan(observation)} >= {"ignore instructions", "addresses an agent"}
     allow = Guard("allow", ocr=reader).review(Click(point=(355, 135)), observation)  # same screen: no second OCR
     assert allow.verdict is Verdict.ALLOWED and allow.runs and allow.category is Category.PAYMENT
+
+
+def test_launches_of_system_apps_and_of_other_sites_are_consequential() -> None:
+    asked = Asked(Category.SYSTEM, Category.NAVIGATION)
+    guard = Guard("confirm", asked, ocr=False)
+    blank = Image.new("RGB", (320, 200), "white")
+    desktop = Observation(screenshot=blank, platform=Platform.DESKTOP, size=blank.size)
+    shells = {app: "terminal or shell" for app in ("xterm", "GNOME Terminal", "bash", "python3")}
+    for app, rule in {**shells, "Settings": "system settings", "synaptic": "package manager",
+                      "sudo": "privileged or system tool", "/usr/bin/l3afpad": "program path"}.items():
+        decision = guard.review(LaunchApp(app=app), desktop)
+        assert (decision.verdict, decision.category, decision.rule) == (Verdict.DECLINED, Category.SYSTEM, rule), app
+    for app in ("l3afpad", "pcmanfm", "Files", "Calendar", "Mail"):
+        assert guard.review(LaunchApp(app=app), desktop).verdict is Verdict.HARMLESS, app
+
+    web = Observation(screenshot=blank, platform=Platform.WEB, size=blank.size)
+    local = TaskSpec(id="t/local", instruction="buy a mug", platform=Platform.WEB, url="http://127.0.0.1:8000/shop/")
+    public = TaskSpec(id="t/public", instruction="buy a mug", platform=Platform.WEB, url="https://shop.example.com/")
+    cases = [
+        (local, "http://127.0.0.1:8000/mail/index.html", None), (public, "https://shop.example.com/cart", None),
+        (public, "example.com/about", None), (public, "about:blank", None),
+        (local, "http://127.0.0.1:9000/", "local address"), (public, "http://localhost:8000/", "local address"),
+        (public, "http://169.254.169.254/latest/", "local address"), (public, "http://10.0.0.1/", "local address"),
+        (public, "https://evil.test/login", "another host"), (local, "https://example.net/", "another host"),
+        (public, "file:///etc/passwd", "non-web scheme"), (public, "javascript:alert(1)", "non-web scheme"),
+    ]
+    for task, url, rule in cases:
+        decision = guard.review(Launch(url=url), web, task)
+        if rule is None:
+            assert decision.verdict is Verdict.HARMLESS, (url, decision.reason)
+        else:
+            assert (decision.verdict, decision.category, decision.rule) == (Verdict.DECLINED, Category.NAVIGATION, rule)
+    assert asked.questions and all(q.source == "action" for q in asked.questions)
+    allowed = Guard("allow", ocr=False).review(Launch(url="http://10.0.0.1/"), web, public)
+    assert allowed.runs and allowed.verdict is Verdict.ALLOWED and allowed.evidence == "10.0.0.1"
+
+
+class LaunchOnce(PolicyBase):
+    """Launches one URL, then finishes."""
+
+    name = "launch-once"
+
+    def __init__(self, url: str) -> None:
+        self.actions = [Launch(url=url), Finished()]
+
+    def act(self, request: PolicyRequest) -> PolicyReply:
+        return PolicyReply(format_response(self.actions.pop(0)))
+
+
+def test_confirm_hands_a_launch_to_another_host_to_the_user(web_env, sandbox_server) -> None:
+    asked = Asked(Category.NAVIGATION)
+    spec, trajectory = _episode(web_env, sandbox_server, "shop/express_checkout", Guard("confirm", asked),
+                                LaunchOnce("https://evil.test/steal"))
+    assert [q.category for q in asked.questions] == [Category.NAVIGATION]
+    assert trajectory.outcome is Outcome.CALLED_USER and not trajectory.steps[0].executed
+    assert trajectory.steps[0].info["guard"]["rule"] == "another host" and "evil.test" in trajectory.answer
+    assert web_env.state()["url"] == spec.url

@@ -156,8 +156,10 @@ def test_finish_reason_is_length_when_the_budget_is_spent(client: httpx.Client) 
      400, "invalid_image", "not a readable image"),
     ({"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "file:///etc/passwd"}}]}]},
      400, "invalid_image_url", "base64 data URL"),
-    ({"messages": [{"role": "user", "content": "hi"}], "n": 2}, 400, None, "n=2"),
-    ({"messages": [{"role": "user", "content": "hi"}], "stream": True}, 400, None, "stream"),
+    ({"messages": [{"role": "user", "content": "hi"}], "n": 0}, 400, None, "n: Input should be greater"),
+    ({"messages": [{"role": "user", "content": "hi"}], "n": 129}, 400, None, "n: Input should be less"),
+    ({"messages": [{"role": "user", "content": "hi"}], "stream_options": {"include_usage": True}}, 400, None,
+     "stream_options is only allowed with stream=true"),
     ({"messages": [{"role": "user", "content": "hi"}], "chat_template_kwargs": {"enable_thinking": "yes"}}, 400, None,
      "enable_thinking"),
     ({"messages": []}, 400, None, "messages"),
@@ -205,6 +207,60 @@ def test_concurrent_requests_are_batched_and_answered_in_place(client: httpx.Cli
         thread.join()
     assert results == {t: t for t in texts}  # each client got the answer to its own request
     assert sum(describer.batches) == 4
+
+
+def test_n_samples_are_n_jobs_answered_in_one_batch(client: httpx.Client, describer: Describer) -> None:
+    describer.batches.clear()
+    reply = _chat(client, messages=[{"role": "user", "content": "three please"}], n=3, max_tokens=3).json()
+    assert [c["index"] for c in reply["choices"]] == [0, 1, 2]
+    assert all(json.loads(c["message"]["content"])["texts"] == ["three please"] for c in reply["choices"])
+    assert [c["finish_reason"] for c in reply["choices"]] == ["length"] * 3
+    assert reply["usage"] == {"prompt_tokens": 11, "completion_tokens": 9, "total_tokens": 20}  # the prompt once
+    assert describer.batches == [3]
+
+
+def _events(response: httpx.Response) -> list[str]:
+    """The `data:` payloads of a server-sent event stream, checking the framing (each event a line, then a blank)."""
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"].startswith("text/event-stream")
+    assert response.text.endswith("\n\n")
+    events = response.text[:-2].split("\n\n")
+    assert all(event.startswith("data: ") and "\n" not in event for event in events), response.text
+    return [event.removeprefix("data: ") for event in events]
+
+
+def test_a_stream_sends_role_content_and_finish_chunks_then_done(client: httpx.Client) -> None:
+    body = {"model": "tiny-venus", "messages": [{"role": "user", "content": "stream it"}], "max_tokens": 5}
+    whole = client.post("/chat/completions", json=body).json()
+    *events, done = _events(client.post("/chat/completions", json=body | {"stream": True}))
+    assert done == "[DONE]"
+    chunks = [json.loads(event) for event in events]
+    assert {c["object"] for c in chunks} == {"chat.completion.chunk"} and len({c["id"] for c in chunks}) == 1
+    assert all(c["model"] == "tiny-venus" and "usage" not in c for c in chunks)
+    assert [c["choices"] for c in chunks] == [
+        [{"index": 0, "delta": {"role": "assistant", "content": ""}, "logprobs": None, "finish_reason": None}],
+        [{"index": 0, "delta": {"content": whole["choices"][0]["message"]["content"]}, "logprobs": None,
+          "finish_reason": None}],
+        [{"index": 0, "delta": {}, "logprobs": None, "finish_reason": "stop"}],
+    ]
+
+
+def test_a_stream_with_n_and_usage_ends_with_a_usage_chunk(client: httpx.Client) -> None:
+    *events, done = _events(_chat(client, messages=[{"role": "user", "content": "two"}], max_tokens=3, n=2,
+                                  stream=True, stream_options={"include_usage": True}))
+    chunks = [json.loads(event) for event in events]
+    assert done == "[DONE]"
+    assert [c["usage"] for c in chunks[:-1]] == [None] * (len(chunks) - 1)
+    assert chunks[-1]["choices"] == []
+    assert chunks[-1]["usage"] == {"prompt_tokens": 11, "completion_tokens": 6, "total_tokens": 17}
+    finished = {choice["index"]: choice["finish_reason"] for c in chunks for choice in c["choices"]
+                if choice["finish_reason"]}
+    assert finished == {0: "length", 1: "length"}
+
+
+def test_a_failing_stream_is_an_error_status_not_a_stream(client: httpx.Client) -> None:
+    failed = _chat(client, messages=[{"role": "user", "content": "FAIL"}], stream=True, n=2)
+    assert _error(failed, 500)["code"] == "policy_error"
 
 
 def test_decode_image_url_accepts_other_formats() -> None:

@@ -6,11 +6,17 @@ through `app_state()` — the same DomQuery surface the sandbox solvers use — 
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import psutil
 import pytest
+from PIL import ImageChops
 
 from uivenus.actions.space import (
     Click, DoubleClick, Drag, GetScreenshot, GetUrl, Hotkey, Hover, Launch, LaunchApp, LongPress, PressBack,
@@ -18,7 +24,10 @@ from uivenus.actions.space import (
 )
 from uivenus.envs.base import Env, OffScreenError, PlatformMismatchError, SetupError
 from uivenus.envs.browser import BrowserActionError, BrowserConfig, BrowserConfigError, BrowserEnv, playwright_key
-from uivenus.envs.sandbox import DomQuery, SandboxServer
+from uivenus.envs.chromium import sandbox_blocker
+from uivenus.envs.hosts import HostPolicy, HostPolicyError
+from uivenus.envs.sandbox import DomQuery, SandboxServer, get_task
+from uivenus.envs.sandbox.solving import tid
 from uivenus.records import TaskSpec
 
 
@@ -87,6 +96,24 @@ def test_reset_of_a_missing_page_is_a_setup_error(web_env: BrowserEnv, pages_ser
         web_env.reset(page_task(pages_server, page="no-such-page.html"))
     with pytest.raises(SetupError, match="server running"):
         web_env.reset(TaskSpec(id="down", instruction="x", platform="web", url="http://127.0.0.1:9/"))
+
+
+def test_the_observation_after_a_click_is_the_screen_it_rendered(web_env: BrowserEnv,
+                                                                 sandbox_server: SandboxServer) -> None:
+    # the mail app renders a message on `hashchange`, a task the click only queues: the text and the pixels of
+    # the step's observation must both show the message, as a capture taken once everything has run does
+    web_env.reset(get_task("mail/archive_newsletter").spec(sandbox_server.base_url, "web"))
+    messages = [m for m in web_env.app_state()["messages"] if m["folder"] == "inbox"]
+    for rounds in range(2):
+        for message in messages:
+            result = web_env.step(Click(point=at(web_env, tid("message-row", id=message["id"]))))
+            assert result.executed and result.observation.url.endswith(f"#/message/{message['id']}")
+            assert message["body"] in result.observation.text, (rounds, message["id"])
+            web_env.observe()  # the step's own capture, handed out once
+            later = web_env.observe()
+            assert later.text == result.observation.text
+            assert ImageChops.difference(later.screenshot.convert("RGB"),
+                                         result.observation.screenshot.convert("RGB")).getbbox() is None
 
 
 def test_dom_queries(web: BrowserEnv) -> None:
@@ -251,6 +278,81 @@ def test_web_navigation(web: BrowserEnv, pages_server: SandboxServer) -> None:
     refused = web.step(Launch(url="javascript:alert(1)"))
     assert not refused.executed and "only http, https" in refused.error
     assert refused.observation.url == f"{base}/second.html"
+
+
+BLANK = TaskSpec(id="test/blank", instruction="open a page", platform="web")  # about:blank: not a local task
+
+
+def test_launch_refuses_local_hosts_the_task_is_not_on(web_env: BrowserEnv, pages_server: SandboxServer,
+                                                       sandbox_server: SandboxServer) -> None:
+    web_env.reset(BLANK)
+    port = urlsplit(pages_server.base_url).port
+    for url in (f"{pages_server.base_url}/second.html", f"http://localhost:{port}/second.html",
+                f"http://2130706433:{port}/second.html", f"http://0x7f.1:{port}/second.html", f"http://[::1]:{port}/",
+                f"http://0.0.0.0:{port}/", "http://10.0.0.1/", "http://192.168.1.1/admin",
+                "http://169.254.169.254/latest/meta-data/", f"127.0.0.1:{port}/second.html"):
+        refused = web_env.step(Launch(url=url))
+        assert not refused.executed and refused.error.startswith("HostRefusedError"), (url, refused.error)
+        assert "nothing was opened" in refused.error and "BrowserConfig.hosts.allowed" in refused.error
+        assert refused.observation.url == "about:blank"
+    # a task on a local server may go anywhere on its own host and port, and nowhere else local
+    web_env.reset(page_task(pages_server))
+    assert web_env.step(Launch(url=f"{pages_server.base_url}/second.html")).observation.info["title"] == "second"
+    elsewhere = web_env.step(Launch(url=f"{sandbox_server.base_url}/notes/index.html"))
+    assert not elsewhere.executed and "local address" in elsewhere.error
+    assert elsewhere.observation.url == f"{pages_server.base_url}/second.html"
+
+
+def test_host_policy_settings_allow_and_deny(pages_server: SandboxServer, sandbox_server: SandboxServer) -> None:
+    policy = HostPolicy(allowed=(urlsplit(sandbox_server.base_url).netloc, "example.org"), denied=("ads.example.org",))
+    with BrowserEnv(BrowserConfig(hosts=policy)) as env:
+        env.reset(BLANK)
+        opened = env.step(Launch(url=f"{sandbox_server.base_url}/notes/index.html"))  # local, but allow-listed
+        assert opened.executed and opened.observation.app == "notes"
+        for url, why in ((f"{pages_server.base_url}/second.html", "not on the allow-list"),
+                         ("https://example.com/", "not on the allow-list"), ("https://ads.example.org/", "deny-list")):
+            refused = env.step(Launch(url=url))
+            assert not refused.executed and why in refused.error, url
+            assert refused.observation.app == "notes"
+    with pytest.raises(HostPolicyError, match="host or host:port"):
+        HostPolicy(allowed=("http://example.org/path",))
+
+
+#: Reports how this process's BrowserEnv launched Chromium: the detected blocker, whether --no-sandbox was
+#: passed, the seccomp mode of each renderer (2: a seccomp-bpf filter, the sandbox's) and the page's text.
+_SANDBOX_PROBE = """
+import json, psutil
+from uivenus.envs.browser import BrowserEnv
+from uivenus.envs.chromium import sandbox_blocker
+from uivenus.records import TaskSpec
+with BrowserEnv() as env:
+    page = "data:text/html,<p>sandboxed</p>"
+    observation = env.reset(TaskSpec(id="probe", instruction="-", platform="web", url=page))
+    main = psutil.Process(env.browser_pid)
+    renderers = [p for p in main.children(recursive=True) if "--type=renderer" in p.cmdline()]
+    seccomp = [open(f"/proc/{p.pid}/status").read().split("Seccomp:")[1].split()[0] for p in renderers]
+    print(json.dumps({"blocker": sandbox_blocker(), "no_sandbox": "--no-sandbox" in main.cmdline(),
+                      "seccomp": seccomp, "text": observation.text}))
+"""
+
+
+def test_chromium_runs_sandboxed_unless_the_sandbox_cannot_work(web_env: BrowserEnv) -> None:
+    blocker = sandbox_blocker()
+    assert ("--no-sandbox" in psutil.Process(web_env.browser_pid).cmdline()) == (blocker is not None)
+    if os.geteuid() == 0:
+        assert blocker is not None and "root" in blocker
+    # as a user who is not root: here, through a user namespace that maps uid 1000 onto ours
+    as_user = ["unshare", "--user", "--map-user=1000", "--map-group=1000"] if os.geteuid() == 0 else []
+    if as_user and subprocess.run([*as_user, "true"], capture_output=True).returncode != 0:
+        pytest.skip("no user namespaces here: cannot run as a non-root user")
+    run = subprocess.run([*as_user, sys.executable, "-c", _SANDBOX_PROBE], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    assert report["text"] == "sandboxed" and report["seccomp"]
+    if report["blocker"] is None:
+        assert not report["no_sandbox"] and set(report["seccomp"]) == {"2"}, report
+    else:
+        assert report["no_sandbox"], report
 
 
 @pytest.mark.parametrize("env_name", ["web", "phone"])

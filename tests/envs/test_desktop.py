@@ -17,9 +17,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 from Xlib.display import Display
 
+from uivenus.actions.grammar import format_response
 from uivenus.actions.space import (
     Click,
     DoubleClick,
@@ -43,9 +45,12 @@ from uivenus.actions.space import (
     Type,
     Wait,
 )
+from uivenus.agent.loop import run_episode
+from uivenus.agent.policies.base import PolicyBase, PolicyReply, PolicyRequest
+from uivenus.agent.safety import Guard
 from uivenus.envs.base import Env, OffScreenError, PlatformMismatchError, SetupError
 from uivenus.envs.desktop import DesktopConfig, DesktopEnv
-from uivenus.records import TaskSpec
+from uivenus.records import Outcome, TaskSpec
 
 LOGGER = Path(__file__).parent / "desktop_apps" / "event_logger.py"
 TITLE = "Event Logger"
@@ -291,7 +296,7 @@ def test_sequence_runs_members_in_order(env: DesktopEnv, log: EventLog) -> None:
 
 # --- apps, waiting and no-ops ------------------------------------------------------------------
 
-def test_launch_app_from_setup_apps_and_from_path(env: DesktopEnv, tmp_path: Path) -> None:
+def test_launch_app_starts_the_tasks_apps_and_the_allowed_ones(env: DesktopEnv, tmp_path: Path) -> None:
     first, second = EventLog(tmp_path / "a.jsonl"), EventLog(tmp_path / "b.jsonl")
     greeter = ["xmessage", "-buttons", "ok:0", "-default", "ok", "hello from uivenus"]
     env.reset(task_for(first, apps={"second": logger_argv(second, "Second"), "greeter": greeter}))
@@ -309,10 +314,62 @@ def test_launch_app_from_setup_apps_and_from_path(env: DesktopEnv, tmp_path: Pat
         time.sleep(0.05)
     assert [w["title"] for w in env.state()["windows"]].count("xmessage") == 0
 
-    result = env.step(LaunchApp(app="xmessage"))  # found on PATH; without a message it prints usage and exits
-    assert not result.executed and "usage" in (result.error or "").lower()
-    result = env.step(LaunchApp(app="no-such-app-anywhere"))
-    assert not result.executed and "AppNotFoundError" in (result.error or "") and "setup['apps']" in result.error
+    allowing = DesktopConfig(display=env.display, allowed_apps=("l3afpad", "xmessage", "no-such-app-anywhere"))
+    with DesktopEnv(allowing) as attached:  # the user's allow-list: programs on PATH by name
+        attached.reset(task_for(first))
+        result = attached.step(LaunchApp(app="l3afpad"))
+        assert result.executed and result.info["launched"][0].endswith("/l3afpad") and result.info["window"]
+        result = attached.step(LaunchApp(app="xmessage"))  # started: without a message it prints usage and exits
+        assert not result.executed and "usage" in (result.error or "").lower()
+        result = attached.step(LaunchApp(app="no-such-app-anywhere"))
+        assert not result.executed and "AppNotFoundError" in (result.error or "") and "on PATH" in result.error
+    with pytest.raises(ValueError, match="not paths"):
+        DesktopConfig(allowed_apps=("/usr/bin/xterm",))
+
+
+def display_processes(display: str) -> dict[int, list[str]]:
+    """Every process running on `display` (its environment says so): pid -> command line."""
+    found = {}
+    for process in psutil.process_iter(["pid", "cmdline", "environ"]):
+        if (process.info["environ"] or {}).get("DISPLAY") == display:
+            found[process.info["pid"]] = process.info["cmdline"]
+    return found
+
+
+class ScriptedLaunches(PolicyBase):
+    """Replies with fixed actions in order, and notes the processes on the display when first asked (after reset)."""
+
+    name = "scripted-launches"
+
+    def __init__(self, display: str, actions: list[Any]) -> None:
+        self.display, self.actions = display, actions
+        self.before: dict[int, list[str]] | None = None
+
+    def act(self, request: PolicyRequest) -> PolicyReply:
+        if self.before is None:
+            self.before = display_processes(self.display)
+        frame = request.context["frame"]
+        return PolicyReply(format_response(frame.action_to_model(self.actions.pop(0) if self.actions else Finished())))
+
+
+def test_a_models_launch_app_of_a_program_the_task_did_not_name_starts_nothing(env: DesktopEnv,
+                                                                               tmp_path: Path) -> None:
+    task = task_for(EventLog(tmp_path / "events.jsonl"), apps={"notes": ["l3afpad"]})
+    launches = [LaunchApp(app="l3afpad"), LaunchApp(app="/usr/bin/l3afpad"), LaunchApp(app="../../usr/bin/xmessage"),
+                LaunchApp(app="python3")]
+    policy = ScriptedLaunches(env.display, list(launches))
+    trajectory = run_episode(env, policy, task, guard=Guard("allow", ocr=False))  # the task pipeline's guard mode
+    assert trajectory.outcome is Outcome.FINISHED and len(trajectory.steps) == len(launches) + 1  # it went on
+    for step, launch in zip(trajectory.steps[:-1], launches, strict=True):
+        assert step.action == launch and not step.executed
+        assert step.error.startswith("AppNotAllowedError") and "nothing was started" in step.error
+        assert "allowed: event-logger, notes" in step.error
+    assert "a path" in trajectory.steps[1].error and "a path" in trajectory.steps[2].error
+    assert policy.before is not None and display_processes(env.display) == policy.before
+    assert not any("l3afpad" in " ".join(cmd) or "xmessage" in " ".join(cmd) for cmd in policy.before.values())
+    assert [w["title"] for w in env.state()["windows"]] == [TITLE]
+    guard = trajectory.steps[1].info["guard"]  # the guard recorded the path as a system change
+    assert (guard["verdict"], guard["category"], guard["rule"]) == ("allowed", "system", "program path")
 
 
 def test_wait_and_no_op_actions(env: DesktopEnv, log: EventLog) -> None:

@@ -16,13 +16,17 @@ from uivenus.actions.coords import Frame
 from uivenus.actions.grammar import parse_grounding, parse_response
 from uivenus.actions.space import Click, Drag
 from uivenus.agent.policies import (
+    AnswerKey,
+    AnswerKeyed,
     Message,
+    Policy,
     PolicyBase,
     PolicyError,
     PolicyReply,
     PolicyRequest,
     PolicySpecError,
     policy_from_spec,
+    with_answers,
 )
 from uivenus.agent.prompts import captcha_system_prompt
 from uivenus.envs.browser import BrowserEnv
@@ -61,18 +65,19 @@ class ScriptedReplies(PolicyBase):
 
 
 class OneActionPerTurn(PolicyBase):
-    """Replays the reference one action per turn, counting its own earlier replies in the conversation."""
+    """Replays the reference it is told one action per turn, counting its own earlier replies in the conversation."""
 
     name = "stepwise"
 
-    def __init__(self) -> None:
-        self.oracle = policy_from_spec("oracle")
+    def __init__(self, key: AnswerKey | None = None) -> None:
+        self.key = key
+
+    def with_answers(self, key: AnswerKey) -> OneActionPerTurn:
+        return OneActionPerTurn(key)
 
     def act(self, request: PolicyRequest) -> PolicyReply:
         done = sum(message.role == "assistant" for message in request.messages)
-        reference = request.context["reference"]
-        return self.oracle.act(PolicyRequest(request.messages, context={**request.context,
-                                                                        "reference": reference[done]}))
+        return with_answers(policy_from_spec("oracle"), AnswerKey(actions=self.key.actions[done:done + 1])).act(request)
 
 
 @pytest.fixture(scope="module")
@@ -150,22 +155,35 @@ def _request(**context) -> PolicyRequest:
     return PolicyRequest(messages=(Message("user", ("find it",)),), context=context)
 
 
-def test_oracle_writes_references_in_the_relative_frame() -> None:
-    oracle = policy_from_spec("oracle")
-    reply = oracle.act(_request(reference=(Click(point=(640, 360)), Drag(start=(0, 0), end=(1279, 719))),
-                                screen_size=(1280, 720)))
+def _told(**answers) -> Policy:
+    return with_answers(policy_from_spec("oracle"), AnswerKey(**answers))
+
+
+def test_oracle_writes_the_answers_it_is_told_in_the_relative_frame() -> None:
+    reply = _told(actions=(Click(point=(640, 360)), Drag(start=(0, 0), end=(1279, 719)))).act(
+        _request(screen_size=(1280, 720)))
     assert parse_response(reply.text).actions == (Click(point=(500, 500)), Drag(start=(0, 0), end=(999, 999)))
-    box = oracle.act(_request(reference_box=(100, 100, 300, 200), reference_refusal=False, screen_size=(1000, 500)))
+    box = _told(box=(100, 100, 300, 200)).act(_request(screen_size=(1000, 500)))
     assert parse_grounding(box.text).point == (200, 300)
-    refusal = oracle.act(_request(reference_refusal=True, reference_box=(1, 1, 2, 2), screen_size=(1000, 500)))
+    refusal = _told(refusal=True, box=(1, 1, 2, 2)).act(_request(screen_size=(1000, 500)))
     assert parse_grounding(refusal.text).refused
 
 
-def test_oracle_says_what_it_needs() -> None:
+def test_answers_reach_only_the_instance_told_them() -> None:
     oracle = policy_from_spec("oracle")
+    told = with_answers(oracle, AnswerKey(box=(0, 0, 10, 10)))
+    assert isinstance(oracle, AnswerKeyed) and told is not oracle
+    assert parse_grounding(told.act(_request(screen_size=(10, 10))).text).point == (500, 500)
+    with pytest.raises(PolicyError, match="told no answers"):
+        oracle.act(_request(screen_size=(10, 10), reference_box=(0, 0, 10, 10)))  # a request cannot tell it
+    centre = CentreClicker()
+    assert with_answers(centre, AnswerKey(box=(0, 0, 10, 10))) is centre  # a policy that takes none is used as is
+
+
+def test_oracle_says_what_it_needs() -> None:
     with pytest.raises(PolicyError, match="no ground truth"):
-        oracle.act(_request(screen_size=(10, 10)))
+        _told().act(_request(screen_size=(10, 10)))
     with pytest.raises(PolicyError, match="screen_size"):
-        oracle.act(_request(reference=(Click(point=(1, 1)),)))
+        _told(actions=(Click(point=(1, 1)),)).act(_request())
     with pytest.raises(PolicySpecError, match="no options"):
         policy_from_spec("oracle:fast")

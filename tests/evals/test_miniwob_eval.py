@@ -1,6 +1,6 @@
 """The MiniWoB++ evaluation through the agent loop: the records are the pages' own rewards, written as JSON.
 
-A policy that reads the page (through the env the loop hands non-model policies) and clicks the asked-for
+A policy that reads the page (through the env the test gives it) and clicks the asked-for
 button must earn the page's +1 every time, and one that clicks another button its -1: the evaluation reports
 what the page decided, not what the policy said.
 """
@@ -33,12 +33,12 @@ def env() -> Iterator[MiniWoBEnv]:
 class ButtonPolicy(PolicyBase):
     """Clicks the button the instruction quotes (or, with `right=False`, a button with another label)."""
 
-    def __init__(self, right: bool) -> None:
-        self.right = right
+    def __init__(self, env: MiniWoBEnv, right: bool) -> None:
+        self.env, self.right = env, right
         self.name = "right-button" if right else "wrong-button"
 
     def act(self, request: PolicyRequest) -> PolicyReply:
-        env, frame = request.context["env"], request.context["frame"]
+        frame = request.context["frame"]
         label = re.search(r'"([^"]+)"', request.context["instruction"]).group(1)
 
         def nodes(node):
@@ -46,7 +46,8 @@ class ButtonPolicy(PolicyBase):
             for child in node.get("children", ()):
                 yield from nodes(child)
 
-        button = next(n for n in nodes(env.dom()) if n["tag"] == "BUTTON" and (n.get("text") == label) == self.right)
+        button = next(n for n in nodes(self.env.dom())
+                      if n["tag"] == "BUTTON" and (n.get("text") == label) == self.right)
         point = (button["left"] + button["width"] / 2, button["top"] + button["height"] / 2)
         return PolicyReply(format_response(Click(point=frame.to_model(point))))
 
@@ -82,7 +83,7 @@ def test_random_on_three_tasks_reports_the_pages_rewards(env: MiniWoBEnv, tmp_pa
 @pytest.mark.parametrize(("right", "raw"), [(True, 1), (False, -1)])
 def test_the_pages_verdict_not_the_policys_word_is_reported(env: MiniWoBEnv, tmp_path: Path, right: bool,
                                                             raw: int) -> None:
-    results = evaluate_miniwob(["click-button"], ButtonPolicy(right), episodes=2, seed=3, out_dir=tmp_path,
+    results = evaluate_miniwob(["click-button"], ButtonPolicy(env, right), episodes=2, seed=3, out_dir=tmp_path,
                                max_steps=4, progress=False, env=env)
     for record in results["records"]:
         assert record["done"] and record["raw_reward"] == raw and record["success"] is right

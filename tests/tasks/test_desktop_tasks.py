@@ -14,15 +14,14 @@ import pytest
 from uivenus.actions.grammar import format_response
 from uivenus.actions.space import Action, Finished, Hotkey, Type
 from uivenus.agent.loop import run_episode
-from uivenus.agent.policies.base import PolicyBase, PolicyReply, PolicyRequest
+from uivenus.agent.policies.base import PolicyBase, PolicyReply, PolicyRequest, policy_from_spec
 from uivenus.agent.safety import Guard
 from uivenus.envs.desktop import DesktopConfig, DesktopEnv
 from uivenus.envs.materialize import MaterializeError
 from uivenus.records import Outcome, RecordError
 from uivenus.store import TrajectoryStore, read_episode
 from uivenus.tasks.desktop import (
-    DEBIAN_PACKAGES, FAMILIES, CheckError, ReferencePolicy, Segment, SegmentedTask, desktop_task, evaluate,
-    project_workflow,
+    DEBIAN_PACKAGES, FAMILIES, CheckError, Segment, SegmentedTask, desktop_task, evaluate, project_workflow,
 )
 from uivenus.tasks.segments import SegmentStatus, prepare_workspace, run_segments, workspace_name
 
@@ -106,7 +105,7 @@ def test_segmented_tasks_validate_dependencies_and_round_trip() -> None:
 def test_materialized_files_are_edited_by_the_reference_solution_and_the_check_reads_them(
         env: DesktopEnv, family: str) -> None:
     task = desktop_task(family)
-    trajectory = run_episode(env, ReferencePolicy(), task, guard=GUARD)
+    trajectory = run_episode(env, policy_from_spec("oracle"), task, guard=GUARD)
     root = env.materialized.root
     initial = {f["path"]: f["text"] for f in task.setup["materialize"]["files"]}
     assert trajectory.outcome is Outcome.FINISHED, trajectory.metadata.get("error")
@@ -159,7 +158,7 @@ def test_a_segment_already_done_is_skipped_and_each_segment_is_its_own_episode(e
     root = env.workspace(workspace_name(workflow))
     assert prepare_workspace(workflow, root) is not None and (root / "draft.txt").exists()
     (root / "reports").mkdir()  # segment 1's effect, done before this run
-    run = run_segments(env, ReferencePolicy(), workflow, store=store, run_id="skip", guard=GUARD)
+    run = run_segments(env, policy_from_spec("oracle"), workflow, store=store, run_id="skip", guard=GUARD)
     assert run.resumed and run.resumed_at == "write_summary" and run.passed
     assert [r.status for r in run.results] == [SegmentStatus.SKIPPED, SegmentStatus.PASSED, SegmentStatus.PASSED]
     assert stored(store, "skip") == {
@@ -168,7 +167,7 @@ def test_a_segment_already_done_is_skipped_and_each_segment_is_its_own_episode(e
     }
     assert (root / "reports/summary.txt").read_text().splitlines() == ["Q1 summary", "revenue up", "costs flat"]
     assert "final" in (root / "draft.txt").read_text() and "draft" not in (root / "draft.txt").read_text()
-    again = run_segments(env, ReferencePolicy(), workflow, store=store, run_id="skip", guard=GUARD)
+    again = run_segments(env, policy_from_spec("oracle"), workflow, store=store, run_id="skip", guard=GUARD)
     assert again.resumed_at is None and len(stored(store, "skip")) == 2, "a finished workflow runs nothing"
 
 
@@ -183,7 +182,7 @@ def test_a_failed_segment_blocks_its_dependents_and_the_next_run_resumes_there(e
     root = failed.workspace
     assert root.is_dir() and (root / "draft.txt").exists(), "the workspace outlives its episodes"
     (root / "draft.txt").write_text("Plan: final\nReview the final today.\n")  # segment 3 done by hand meanwhile
-    resumed = run_segments(env, ReferencePolicy(), workflow, store=store, run_id="resume", guard=GUARD)
+    resumed = run_segments(env, policy_from_spec("oracle"), workflow, store=store, run_id="resume", guard=GUARD)
     assert resumed.resumed and resumed.resumed_at == "make_folder" and resumed.passed
     assert [r.status for r in resumed.results] == [SegmentStatus.PASSED, SegmentStatus.PASSED, SegmentStatus.SKIPPED]
     assert evaluate(workflow.task.check, root).passed

@@ -3,11 +3,17 @@ collect, verify, summarise and resume through the CLI — all on sandbox apps in
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pty
+import re
+import select
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import textwrap
 import time
 from pathlib import Path
@@ -23,7 +29,7 @@ from uivenus.tasks.catalog_docs import bundled_docs, catalog_from_docs
 from uivenus.tasks.executors import SerialExecutor
 from uivenus.tasks.functions import app_model
 from uivenus.tasks.gate import Gate
-from uivenus.tasks.pipeline import PLAN_FILE, STATS_FILE, Pipeline, RoundStats, episode_id
+from uivenus.tasks.pipeline import PLAN_FILE, STATS_COLUMNS, STATS_FILE, Pipeline, RoundStats, episode_id
 from uivenus.tasks.spec import SynthTask, TaskKind, write_tasks
 from uivenus.tasks.synthesis import build_task, compose, phrase_call
 
@@ -122,7 +128,7 @@ def test_a_pipeline_killed_mid_round_resumes_without_redoing_finished_episodes(t
     assert saved == stats
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def cli() -> typer.Typer:
     app = typer.Typer()
     app.command("run")(run)
@@ -152,17 +158,87 @@ def test_tasks_run_collects_classifies_learns_and_resumes(cli: typer.Typer, tmp_
     assert cells[:4] == ["2", "0", "2", "1"]  # tasks, collected, already done, verified
 
 
-def test_tasks_loop_runs_rounds_prints_the_summary_and_resumes(cli: typer.Typer, tmp_path: Path) -> None:
-    _catalog().save(tmp_path / "catalog.json")
-    args = ["loop", "--catalog", str(tmp_path / "catalog.json"), "--rounds", "2", "--n", "1", "--kinds", "single",
-            "--functions", "settings.set_toggle", "--executor", "serial", "--out", str(tmp_path / "runs"),
-            "--run-id", "loop"]
+#: A store directory longer than a terminal line: nothing the CLI must say may hide in a folded or cut line.
+LONG_NAME = "a-store-directory-whose-name-is-longer-than-a-whole-line-of-an-80-column-terminal"
+
+
+@pytest.fixture(scope="module")
+def finished_loop(cli: typer.Typer, tmp_path_factory: pytest.TempPathFactory) -> tuple[list[str], Path, str]:
+    """Two rounds of `tasks loop` run through the CLI in a long store path: its arguments, run directory, output."""
+    root = tmp_path_factory.mktemp("loop")
+    _catalog().save(root / "catalog.json")
+    store = root / LONG_NAME / "runs"
+    args = ["loop", "--catalog", str(root / "catalog.json"), "--rounds", "2", "--n", "1", "--kinds", "single",
+            "--functions", "settings.set_toggle", "--executor", "serial", "--out", str(store), "--run-id", "loop"]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
-    stats = [json.loads((tmp_path / "runs" / "loop" / "pipeline" / f"round-00{i}" / STATS_FILE).read_text())
-             for i in (1, 2)]
+    return args, store / "loop", result.output
+
+
+def test_tasks_loop_runs_rounds_prints_the_summary_and_resumes(cli: typer.Typer,
+                                                               finished_loop: tuple[list[str], Path, str]) -> None:
+    args, run_dir, output = finished_loop
+    stats = [json.loads((run_dir / "pipeline" / f"round-00{i}" / STATS_FILE).read_text()) for i in (1, 2)]
     assert [s["round"] for s in stats] == [1, 2] and all(s["verified_success"] == s["accepted"] == 1 for s in stats)
-    assert "round 2: 1 proposed, 1 accepted, 1 verified" in " ".join(result.output.split())
-    assert len(read_run(tmp_path / "runs" / "loop")) == 2  # the rounds proposed different tasks
+    assert "round 2: 1 proposed, 1 accepted, 1 verified" in " ".join(output.split())
+    assert len(read_run(run_dir)) == 2  # the rounds proposed different tasks
     again = CliRunner().invoke(cli, args)
-    assert again.exit_code == 0 and "finished before" in again.output and "round 1:" not in again.output
+    assert again.exit_code == 0 and "round 1:" not in again.output
+    assert f"2 round(s) finished before, not run again: {run_dir}" in again.output.splitlines()
+
+
+def _uivenus(args: list[str]) -> list[str]:
+    return [sys.executable, "-c", "from uivenus.cli import app; app()", "tasks", *args]
+
+
+def _plain(output: str) -> str:
+    """Output without the escape sequences a terminal (or FORCE_COLOR) gets."""
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", output)
+
+
+def _in_terminal(argv: list[str], columns: int, timeout_s: float = 120.0) -> tuple[int, str]:
+    """Run `argv` on a pseudo-terminal `columns` wide (stdin, stdout and stderr); its exit status and output."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    process = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
+                               env={**os.environ, "COLUMNS": str(columns), "TERM": "xterm"})
+    os.close(slave)
+    chunks, deadline = [], time.monotonic() + timeout_s
+    try:
+        while time.monotonic() < deadline:
+            if select.select([master], [], [], 1.0)[0]:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:  # EIO: every process holding the terminal has exited
+                    break
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        return process.wait(timeout=10), b"".join(chunks).decode("utf-8", errors="replace")
+    finally:
+        os.close(master)
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+def test_tasks_loop_output_is_whole_in_a_pipe_and_in_a_narrow_terminal(finished_loop: tuple[list[str], Path, str],
+                                                                      tmp_path: Path) -> None:
+    args, run_dir, _ = finished_loop
+    saved = [RoundStats.from_dict(json.loads((run_dir / "pipeline" / f"round-00{i}" / STATS_FILE).read_text()))
+             for i in (1, 2)]
+    message = f"2 round(s) finished before, not run again: {run_dir}"
+    # piped into a log with COLUMNS=80: every header and figure of the table, and the message, whole
+    with (tmp_path / "log").open("w") as log:
+        piped = subprocess.run(_uivenus(args), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                               env={**os.environ, "COLUMNS": "80"}, timeout=120)
+    output = _plain((tmp_path / "log").read_text())
+    assert piped.returncode == 0, output
+    assert message in output.splitlines() and "…" not in output
+    header = next(line for line in output.splitlines() if line.startswith("┃"))
+    assert [c.strip() for c in header.split("┃")[1:-1]] == [name for name, _ in STATS_COLUMNS]
+    rows = {tuple(c.strip() for c in line.split("│")[1:-1]) for line in output.splitlines() if line.startswith("│")}
+    assert rows == {tuple(cell(s) for _, cell in STATS_COLUMNS) for s in saved}
+    # on an 80-column terminal, where rich folds long lines, the message still comes as one line
+    status, output = _in_terminal(_uivenus(args), columns=80)
+    assert status == 0, output
+    assert message in _plain(output).splitlines()

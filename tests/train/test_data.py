@@ -24,7 +24,7 @@ from uivenus.actions.grammar import action_spans, parse_grounding, parse_respons
 from uivenus.actions.space import Sequence
 from uivenus.agent.conversation import grounding_messages
 from uivenus.agent.loop import LoopConfig, run_episode
-from uivenus.agent.policies import PolicyBase, PolicyReply, PolicyRequest, policy_from_spec
+from uivenus.agent.policies import AnswerKey, PolicyBase, PolicyReply, PolicyRequest, policy_from_spec, with_answers
 from uivenus.agent.policies.base import Message
 from uivenus.store import TrajectoryStore, export_parquet, read_episode, write_verdicts
 from uivenus.train.collate import collate
@@ -40,12 +40,16 @@ pytestmark = pytest.mark.usefixtures("torch_single_thread")
 
 
 class Recorder(PolicyBase):
-    """Answers through `inner` (or with scripted replies) and keeps every request the loop sent."""
+    """Answers through `inner` (told the answers through this wrapper) or with scripted replies, and keeps every
+    request the loop sent."""
 
     name = "recorder"
 
-    def __init__(self, inner=None, replies: tuple[str, ...] = ()) -> None:
-        self.inner, self.replies, self.requests = inner, list(replies), []
+    def __init__(self, inner=None, replies: tuple[str, ...] = (), requests: list | None = None) -> None:
+        self.inner, self.replies, self.requests = inner, list(replies), [] if requests is None else requests
+
+    def with_answers(self, key: AnswerKey) -> Recorder:
+        return Recorder(self.inner and with_answers(self.inner, key), tuple(self.replies), self.requests)
 
     def act(self, request: PolicyRequest) -> PolicyReply:
         self.requests.append(request)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar, TypeAlias
@@ -22,6 +22,21 @@ Point: TypeAlias = tuple[Number, Number]
 
 class ActionError(ValueError):
     """An action record was given an illegal value; the message names the field and the rule."""
+
+
+class RegistryError(RuntimeError):
+    """Two tables that must cover the same keys disagree: a programming error, raised when the module imports."""
+
+
+def check_covers(table: str, keys: Iterable[object], expected: Iterable[object], *, extra_ok: bool = False) -> None:
+    """Raise `RegistryError` when `keys` lacks any of `expected` (or, unless `extra_ok`, holds others): the check
+    every registry runs at import, where an `assert` would vanish under `python -O`."""
+    have, want = set(keys), set(expected)
+    missing, unexpected = want - have, set() if extra_ok else have - want
+    if missing or unexpected:
+        found = [f"{label} {sorted(map(str, items))}"
+                 for label, items in (("missing", missing), ("unexpected", unexpected)) if items]
+        raise RegistryError(f"{table}: {'; '.join(found)}")
 
 
 class ActionType(StrEnum):
@@ -539,7 +554,8 @@ ACTION_CLASSES: Mapping[ActionType, type[_Action]] = {
         Launch, SelectOption, GetUrl, GetScreenshot, TakeNote, Wait, Answer, CallUser, Finished, Sequence,
     )
 }
-assert set(ACTION_CLASSES) == set(ActionType) == set(ACTION_PLATFORMS), "every action type needs a record and platforms"
+check_covers("ACTION_CLASSES needs a record class for every action type", ACTION_CLASSES, ActionType)
+check_covers("ACTION_PLATFORMS needs the platforms of every action type", ACTION_PLATFORMS, ActionType)
 
 
 def is_action(value: object) -> bool:

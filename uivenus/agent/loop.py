@@ -36,14 +36,16 @@ from uivenus.actions.grammar import ParseError, format_action, parse_response
 from uivenus.actions.space import Action, ActionError, Answer, CallUser, Finished, Sequence, TakeNote, iter_points
 from uivenus.agent.conversation import Turn, build_messages
 from uivenus.agent.memory import Memory
-from uivenus.agent.policies.base import PRESETS, Message, Mode, Policy, PolicyError, PolicyRequest, Sampling
+from uivenus.agent.policies.base import (
+    PRESETS, AnswerKey, Message, Mode, Policy, PolicyError, PolicyRequest, Sampling, with_answers,
+)
 from uivenus.agent.prompts import navigation_prompt
 from uivenus.agent.safety import Guard, GuardDecision, GuardMode
 from uivenus.envs.base import Env, EnvError, Observation, OffScreenError, PlatformMismatchError, StepResult
 from uivenus.records import Outcome, Step, TaskSpec, Trajectory
 from uivenus.store import EpisodeWriter
 
-__all__ = ["CHECKERS", "LoopConfig", "LoopError", "reask_message", "run_episode"]
+__all__ = ["CHECKERS", "SOLVERS", "LoopConfig", "LoopError", "reask_message", "run_episode"]
 
 #: Frame kinds as the CLI spells them.
 FRAME_KINDS = tuple(kind.value for kind in FrameKind)
@@ -127,20 +129,37 @@ CHECKERS: dict[str, Callable[[Env, TaskSpec], Mapping[str, Any]]] = {
 }
 
 
-# --- context for non-model policies ---------------------------------------------------------------
+# --- answers, told only to policies that take them --------------------------------------------------
 
 _DOM_QUERY = ("center", "exists", "text", "app_state")
 
+SolverFactory = Callable[[Env, TaskSpec], Iterator[Action]]
 
-def _sandbox_solver(env: Env, task: TaskSpec) -> Iterator[Action] | None:
-    """The task's reference solution, live on `env` (read by the oracle), for sandbox tasks on a DOM env."""
-    if not task.check or task.check.get("kind") != "sandbox":
-        return None
-    if not all(callable(getattr(env, name, None)) for name in _DOM_QUERY):
-        return None
+
+def _sandbox_solver(env: Env, task: TaskSpec) -> Iterator[Action]:
+    """A sandbox task's reference solution, live on `env`; it reads the page through the env's DOM queries."""
+    from uivenus.envs.sandbox.solving import SolverError
     from uivenus.envs.sandbox.tasks import get_task
 
-    return get_task(task.check["task"]).solve(env)  # type: ignore[arg-type]
+    if not all(callable(getattr(env, name, None)) for name in _DOM_QUERY):
+        raise SolverError(f"{type(env).__name__} cannot query the page's DOM, which the sandbox solutions read")
+    return get_task(task.check["task"]).solve(env)  # type: ignore[arg-type, index]
+
+
+#: Task check kind -> the task's reference solution on the live env (an `AnswerKey.solver` for the oracle).
+SOLVERS: dict[str, SolverFactory] = {"sandbox": _sandbox_solver}
+
+
+def _started(make: SolverFactory, env: Env, task: TaskSpec) -> Iterator[Action]:
+    """`make(env, task)`, built at the first action asked of it: only a policy that plays it pays for it (or fails
+    on a task without one)."""
+    yield from make(env, task)
+
+
+def _answer_key(env: Env, task: TaskSpec) -> AnswerKey:
+    """What the loop tells answer-keyed policies about an episode of `task` just reset on `env`."""
+    make = SOLVERS.get((task.check or {}).get("kind", ""))
+    return AnswerKey(solver=_started(make, env, task) if make is not None else None)
 
 
 # --- one step --------------------------------------------------------------------------------------
@@ -189,7 +208,7 @@ class _Episode:
         self.focus: tuple[float, float] | None = None  # where the pointer last acted (the field a Type goes into)
         self.last_record_s = 0.0
         self.prompts: dict[Frame, str] = {}
-        self.solver: Iterator[Action] | None = None
+        self.answering = policy  # the policy as it faces this episode (told its answers when it takes them)
 
     # -- the episode -------------------------------------------------------------------------------
 
@@ -200,7 +219,7 @@ class _Episode:
             return self.finish(Outcome.ERROR, error=f"reset failed: {type(exc).__name__}: {exc}")
         if not self.task.instruction and observation.info.get("instruction"):  # known only once the page is up
             self.task = self.task.with_instruction(str(observation.info["instruction"]))
-        self.solver = _sandbox_solver(self.env, self.task)
+        self.answering = with_answers(self.policy, _answer_key(self.env, self.task))
         budget = self.config.max_steps or self.task.max_steps
         for _ in range(budget):
             result = self.step(observation)
@@ -240,12 +259,9 @@ class _Episode:
                               notes=self.memory.notes, max_pixels=self.config.max_pixels, feedback=self.feedback)
 
     def context(self, observation: Observation, frame: Frame) -> dict[str, Any]:
-        """What non-model policies read (models never see it): see `policies.base.PolicyRequest`."""
-        context = {"env": self.env, "task": self.task, "instruction": self.task.instruction,
-                   "screen_size": observation.size, "platform": observation.platform, "frame": frame}
-        if self.solver is not None:
-            context["sandbox_solver"] = self.solver
-        return context
+        """The observation facts non-model policies read; never an answer or the env (`PolicyRequest`)."""
+        return {"instruction": self.task.instruction, "screen_size": observation.size,
+                "platform": observation.platform, "frame": frame}
 
     def ask(self, messages: tuple[Message, ...], observation: Observation, frame: Frame, draft: _Draft
             ) -> Action | None:
@@ -257,8 +273,8 @@ class _Episode:
         for _ in range(1 + self.config.max_reasks):
             started = time.perf_counter()
             try:
-                reply = self.policy.act(PolicyRequest(messages, mode=Mode.AGENTIC,
-                                                      sampling=self.config.agentic_sampling, context=context))
+                reply = self.answering.act(PolicyRequest(messages, mode=Mode.AGENTIC,
+                                                         sampling=self.config.agentic_sampling, context=context))
             finally:
                 draft.timings["policy_s"] += time.perf_counter() - started
             draft.response = reply.text

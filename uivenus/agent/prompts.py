@@ -27,7 +27,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from uivenus.actions.coords import Frame, FrameKind
 from uivenus.actions.space import (
     ACTION_CLASSES, POINT_FIELDS, SEQUENCE_MAX, SEQUENCE_MIN, WEB_MAX_HOTKEY_KEYS, ActionType, Direction, Platform,
-    actions_for,
+    actions_for, check_covers,
 )
 
 A = ActionType
@@ -99,9 +99,9 @@ _FIELD_PLACEHOLDERS: Mapping[str, str] = {
     "actions": "[action, action, …]",
 }
 
-_missing = {f.name for cls in ACTION_CLASSES.values() for f in dataclasses.fields(cls)} - set(_FIELD_PLACEHOLDERS)
-assert not _missing, f"fields without a prompt placeholder: {sorted(_missing)}"
-assert set(ACTION_DESCRIPTIONS) == set(ActionType), "every action type needs a description"
+check_covers("_FIELD_PLACEHOLDERS needs a placeholder for every action field", _FIELD_PLACEHOLDERS,
+             (f.name for cls in ACTION_CLASSES.values() for f in dataclasses.fields(cls)), extra_ok=True)
+check_covers("ACTION_DESCRIPTIONS needs a description for every action type", ACTION_DESCRIPTIONS, ActionType)
 
 
 @dataclass(frozen=True)

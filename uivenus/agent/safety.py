@@ -1,8 +1,10 @@
 """The safety guard: stop consequential actions before they run, and flag screens that try to instruct the agent.
 
-An action is consequential when it pays, deletes, sends or posts, enters credentials or card numbers, or
-installs / irreversibly changes the system. The guard judges that from the action itself (typed content such as
-a card number that passes the Luhn check, a hotkey such as shift+delete), the text of what it acts on (the DOM
+An action is consequential when it pays, deletes, sends or posts, enters credentials or card numbers, installs /
+irreversibly changes the system (also: starts a terminal, a shell, the settings or a package manager), or opens a
+site the task is not on (another host, a local address, a non-web scheme). The guard judges that from the action
+itself (typed content such as a card number that passes the Luhn check, a hotkey such as shift+delete, the app a
+LaunchApp starts, the URL a Launch opens against the task's URL), the text of what it acts on (the DOM
 element under the point or the focused field where the env has a DOM, rapidocr text boxes around the point
 otherwise) and the task (an action the user asked for is still confirmed, and the reason says so). Categories
 are a registry of rules (multilingual keyword lists and matchers): adding one is adding an entry.
@@ -26,15 +28,18 @@ from typing import Any
 
 from PIL import Image
 
-from uivenus.actions.space import Action, ActionType, Hotkey, PressEnter, Sequence, Type, iter_points
+from uivenus.actions.space import (
+    Action, ActionType, Hotkey, Launch, LaunchApp, PressEnter, Sequence, Type, iter_points,
+)
 from uivenus.agent.policies.ocr import TextBox, ocr_text_boxes
 from uivenus.envs.base import EnvError, Observation
+from uivenus.envs.hosts import DEFAULT_PORTS, Origin, launch_url
 from uivenus.records import TaskSpec
 
 __all__ = [
-    "HOTKEY_RULES", "INJECTION_PATTERNS", "RULES", "Category", "Guard", "GuardDecision",
-    "GuardError", "GuardMode", "InjectionFlag", "InjectionPattern", "OcrReader", "Rule", "Target", "TextBox",
-    "Verdict", "Where",
+    "HOTKEY_RULES", "INJECTION_PATTERNS", "LAUNCH_RULES", "RULES", "Category", "Guard", "GuardDecision",
+    "GuardError", "GuardMode", "InjectionFlag", "InjectionPattern", "LaunchRule", "OcrReader", "Rule", "Target",
+    "TextBox", "Verdict", "Where",
     "approve_all", "decline_all", "element_at", "keyword_rule", "luhn_valid", "register_rule", "scan_injection",
 ]
 
@@ -54,7 +59,8 @@ class Category(StrEnum):
     DELETION = "deletion"
     SENDING = "sending"  # sending, posting, publishing
     CREDENTIALS = "credentials"  # passwords, card numbers, security codes
-    SYSTEM = "system"  # installing, resetting, irreversible system changes
+    SYSTEM = "system"  # installing, resetting, irreversible system changes; terminals, shells, settings
+    NAVIGATION = "navigation"  # opening a host, a local address or a scheme the task did not name
 
 
 class Where(StrEnum):
@@ -63,6 +69,7 @@ class Where(StrEnum):
     TARGET = "target"  # the element a pointer action activates, or the submit button Enter would press
     FIELD = "field"  # the focused field a Type goes into (label, name, type, autocomplete)
     CONTENT = "content"  # the text a Type enters
+    APP = "app"  # the app a LaunchApp starts
 
 
 class Verdict(StrEnum):
@@ -132,7 +139,12 @@ def _card_number(text: str) -> str | None:
     return None
 
 
-_T, _F, _C = Where.TARGET, Where.FIELD, Where.CONTENT
+def _program_path(app: str) -> str | None:
+    """An app given as a path starts whatever program lies there, not an app by name."""
+    return app if "/" in app or "\\" in app else None
+
+
+_T, _F, _C, _A = Where.TARGET, Where.FIELD, Where.CONTENT, Where.APP
 
 #: Every rule the guard applies, by category. Keyword lists are English first, then a few other languages.
 RULES: list[Rule] = [
@@ -166,11 +178,70 @@ RULES: list[Rule] = [
         "sudo", "rm -rf", "rm -r", "mkfs", "apt install", "apt-get install", "pip install", "dd if", "shutdown",
         "reboot", "format c:",
     ]),
+    Rule(Category.SYSTEM, _A, "program path", _program_path),
+    keyword_rule(Category.SYSTEM, _A, "terminal or shell", [
+        "terminal", "x-terminal-emulator", "xterm", "uxterm", "lxterminal", "konsole", "terminator", "tilix",
+        "alacritty", "urxvt", "rxvt", "shell", "sh", "bash", "zsh", "ksh", "csh", "tcsh", "cmd", "command prompt",
+        "powershell", "pwsh", "python", "python3", "perl", "node", "终端", "命令行",
+    ]),
+    keyword_rule(Category.SYSTEM, _A, "system settings", [
+        "settings", "system settings", "control center", "gnome-control-center", "xfce4-settings-manager",
+        "control panel", "system preferences", "dconf-editor", "regedit", "einstellungen", "configuración",
+        "paramètres", "设置", "系统设置",
+    ]),
+    keyword_rule(Category.SYSTEM, _A, "package manager", [
+        "synaptic", "apt", "apt-get", "aptitude", "dpkg", "pip", "pip3", "snap", "flatpak", "gnome-software",
+        "software center", "software updater", "update manager", "app store", "package manager", "yum", "dnf",
+        "pacman", "软件中心", "应用商店",
+    ]),
+    keyword_rule(Category.SYSTEM, _A, "privileged or system tool", [
+        "sudo", "su", "pkexec", "gksu", "gksudo", "doas", "passwd", "systemctl", "task manager", "system monitor",
+        "gparted", "gnome-disks", "disk utility", "users and groups", "任务管理器",
+    ]),
 ]
 
 
 def register_rule(rule: Rule) -> None:
     RULES.append(rule)
+
+
+@dataclass(frozen=True)
+class LaunchRule:
+    """One way a Launch(url) leaves the task's site: `match(url, task_url)` (url as Launch opens it, task_url
+    None for a task without one) returns the evidence, or None."""
+
+    category: Category
+    name: str
+    match: Callable[[str, str | None], str | None]
+
+
+def _non_web_scheme(url: str, task_url: str | None) -> str | None:
+    scheme = url.split(":", 1)[0].lower()
+    return None if url == "about:blank" or scheme in DEFAULT_PORTS else f"{scheme}: URL"
+
+
+def _local_address(url: str, task_url: str | None) -> str | None:
+    origin = Origin.of(url)
+    if origin is None or not origin.local or (task_url is not None and origin == Origin.of(task_url)):
+        return None
+    return origin.host
+
+
+def _another_host(url: str, task_url: str | None) -> str | None:
+    origin, home = Origin.of(url), Origin.of(task_url) if task_url is not None else None
+    if origin is None or home is None or origin.host == home.host:
+        return None
+    if origin.host.endswith(f".{home.host}") or home.host.endswith(f".{origin.host}"):
+        return None  # a subdomain of the task's site, or the site of the task's subdomain
+    return f"{origin.host} (the task is on {home.host})"
+
+
+#: Every rule a Launch(url) is checked against, in order (the first that fires is the finding).
+LAUNCH_RULES: list[LaunchRule] = [
+    LaunchRule(Category.NAVIGATION, "non-web scheme", _non_web_scheme),
+    LaunchRule(Category.NAVIGATION, "local address", _local_address),
+    LaunchRule(Category.NAVIGATION, "another host", _another_host),
+]
 
 
 #: Key chords that are consequential wherever they are pressed (lower-case key names).
@@ -439,13 +510,13 @@ class Guard:
         found = self.classify(where, text)
         return None if found is None else _Finding(found[0].category, found[0].name, found[1], target)
 
-    def _findings(self, action: Action, observation: Observation, env: Any, focus: tuple[float, float] | None
-                  ) -> tuple[_Finding | None, Target]:
+    def _findings(self, action: Action, observation: Observation, env: Any, focus: tuple[float, float] | None,
+                  task: TaskSpec | None) -> tuple[_Finding | None, Target]:
         """The first consequential finding for `action` (a Sequence: its first consequential member)."""
         if isinstance(action, Sequence):
             last = Target("", "none")
             for member in action.actions:
-                found, last = self._findings(member, observation, env, focus)
+                found, last = self._findings(member, observation, env, focus, task)
                 if found is not None:
                     return found, last
                 focus = next((p for _, p in iter_points(member)), focus)
@@ -455,6 +526,11 @@ class Guard:
             category = self._hotkeys.get(keys)
             target = Target("+".join(action.keys), "action")
             return (_Finding(category, "hotkey", target.text, target) if category else None), target
+        if isinstance(action, LaunchApp):
+            target = Target(action.app, "action")
+            return self._match(Where.APP, action.app, target), target
+        if isinstance(action, Launch):
+            return self._launch_finding(launch_url(action.url), task.url if task is not None else None)
         if action.type in _ACTIVATING:
             point = next(p for _, p in iter_points(action))
             target = self.target(observation, point, env=env)
@@ -470,6 +546,14 @@ class Guard:
             field_target = self.target(observation, focus, env=env, focused=True)
             return (self._submit_finding(field_target) if field_target.element else None), field_target
         return None, Target("", "none")
+
+    def _launch_finding(self, url: str, task_url: str | None) -> tuple[_Finding | None, Target]:
+        """The first of `LAUNCH_RULES` that fires on opening `url` in a task at `task_url`."""
+        target = Target(url, "action")
+        for rule in LAUNCH_RULES:
+            if (evidence := rule.match(url, task_url)) is not None:
+                return _Finding(rule.category, rule.name, evidence, target), target
+        return None, target
 
     def _submit_finding(self, field_target: Target) -> _Finding | None:
         """Enter in a form presses its submit button: judge that button."""
@@ -496,7 +580,7 @@ class Guard:
         goes into, for OCR). In confirm mode the callback is asked before this returns.
         """
         started = time.perf_counter()
-        found, target = self._findings(action, observation, env, focus)
+        found, target = self._findings(action, observation, env, focus, task)
         base = GuardDecision(Verdict.HARMLESS, "", self.mode, target=target.text or None, source=target.source,
                              action=action.to_dict())
         if found is None:

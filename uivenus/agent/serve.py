@@ -3,6 +3,8 @@
 One endpoint for a local checkpoint means every client — the `openai:` backend, judges, other tools — talks to
 it exactly as it talks to vLLM or SGLang serving the released weights. Requests are validated with pydantic;
 images must come inline as base64 data URLs (the server works offline, so remote URLs are refused).
+`n` asks for that many independent samples; `stream=true` answers in OpenAI's server-sent chunks (the policy
+answers whole, so each choice's text comes in one content chunk once the answers are in).
 One worker thread owns the policy and batches requests that arrive together (`max_batch`, `batch_wait_s`), so a
 model that is not thread-safe is never called twice at once and concurrent clients still share a forward pass.
 Errors come back as OpenAI-style JSON bodies (`{"error": {"message", "type", "param", "code"}}`).
@@ -13,12 +15,13 @@ from __future__ import annotations
 import asyncio
 import base64
 import io
+import json
 import queue
 import re
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -27,7 +30,7 @@ from typing import Annotated, Any, Literal, Self
 import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 from PIL import Image
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
@@ -88,6 +91,10 @@ class ChatMessage(_Lenient):
     content: str | list[Annotated[TextPart | ImagePart, Field(discriminator="type")]] | None = None
 
 
+class StreamOptions(_Lenient):
+    include_usage: bool = False
+
+
 class ChatCompletionRequest(_Lenient):
     """The fields of an OpenAI chat completion request this server honours; others are ignored."""
 
@@ -97,8 +104,9 @@ class ChatCompletionRequest(_Lenient):
     top_p: float | None = Field(default=None, gt=0, le=1)
     max_tokens: int | None = Field(default=None, ge=1)
     max_completion_tokens: int | None = Field(default=None, ge=1)
-    n: int = 1
+    n: int = Field(default=1, ge=1, le=128)  # OpenAI's bounds
     stream: bool = False
+    stream_options: StreamOptions | None = None
     chat_template_kwargs: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -127,10 +135,8 @@ def decode_image_url(url: str) -> Image.Image:
 def policy_request(body: ChatCompletionRequest) -> PolicyRequest:
     """The PolicyRequest for an OpenAI request: thinking (default on, as in Qwen3 templates) picks the mode,
     whose preset fills `max_tokens`; temperature and top_p default to OpenAI's 1.0."""
-    if body.n != 1:
-        raise ApiError(400, f"n={body.n} is not supported; send n=1 (one request per sample)", param="n")
-    if body.stream:
-        raise ApiError(400, "stream=true is not supported; send stream=false", param="stream")
+    if body.stream_options is not None and not body.stream:
+        raise ApiError(400, "stream_options is only allowed with stream=true", param="stream_options")
     thinking = body.chat_template_kwargs.get("enable_thinking", True)
     if not isinstance(thinking, bool):
         raise ApiError(400, f"chat_template_kwargs.enable_thinking must be true or false, got {thinking!r}",
@@ -237,18 +243,50 @@ class RequestBatcher:
 
 # --- the app ------------------------------------------------------------------------------------
 
-def _completion(model_name: str, reply: PolicyReply, max_tokens: int) -> dict[str, Any]:
-    prompt = int(reply.usage.get("prompt_tokens", 0))
-    completion = int(reply.usage.get("completion_tokens", 0))
+def _finish_reason(reply: PolicyReply, max_tokens: int) -> str:
+    return "length" if int(reply.usage.get("completion_tokens", 0)) >= max_tokens else "stop"
+
+
+def _usage(replies: Sequence[PolicyReply]) -> dict[str, int]:
+    """OpenAI's count for n choices: the prompt once, the completion tokens of every choice."""
+    prompt = int(replies[0].usage.get("prompt_tokens", 0))
+    completion = sum(int(reply.usage.get("completion_tokens", 0)) for reply in replies)
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+
+def _completion(model_name: str, replies: Sequence[PolicyReply], max_tokens: int) -> dict[str, Any]:
     return {
         "id": f"chatcmpl-{uuid.uuid4().hex}",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model_name,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text},
-                     "finish_reason": "length" if completion >= max_tokens else "stop"}],
-        "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+        "choices": [{"index": index, "message": {"role": "assistant", "content": reply.text}, "logprobs": None,
+                     "finish_reason": _finish_reason(reply, max_tokens)} for index, reply in enumerate(replies)],
+        "usage": _usage(replies),
     }
+
+
+def _completion_chunks(model_name: str, replies: Sequence[PolicyReply], max_tokens: int,
+                       include_usage: bool) -> Iterator[str]:
+    """The server-sent events OpenAI streams: per choice the role, the content and the finish reason; then the
+    usage (`choices` empty) when asked for, with `usage: null` on every other chunk; then `[DONE]`."""
+    head = {"id": f"chatcmpl-{uuid.uuid4().hex}", "object": "chat.completion.chunk", "created": int(time.time()),
+            "model": model_name}
+
+    def event(choices: list[dict[str, Any]], usage: dict[str, int] | None = None) -> str:
+        return f"data: {json.dumps(head | {'choices': choices} | ({'usage': usage} if include_usage else {}))}\n\n"
+
+    def choice(index: int, delta: dict[str, str], finish_reason: str | None = None) -> dict[str, Any]:
+        return {"index": index, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
+
+    for index, reply in enumerate(replies):
+        yield event([choice(index, {"role": "assistant", "content": ""})])
+        if reply.text:
+            yield event([choice(index, {"content": reply.text})])
+        yield event([choice(index, {}, _finish_reason(reply, max_tokens))])
+    if include_usage:
+        yield event([], _usage(replies))
+    yield "data: [DONE]\n\n"
 
 
 def create_app(policy: Policy, model_name: str = DEFAULT_MODEL_NAME, *, max_batch: int = 8,
@@ -291,20 +329,28 @@ def create_app(policy: Policy, model_name: str = DEFAULT_MODEL_NAME, *, max_batc
         return {"object": "list",
                 "data": [{"id": model_name, "object": "model", "created": created, "owned_by": "uivenus"}]}
 
-    @app.post("/v1/chat/completions")
-    async def chat_completions(body: ChatCompletionRequest) -> dict[str, Any]:
+    @app.post("/v1/chat/completions", response_model=None)
+    async def chat_completions(body: ChatCompletionRequest) -> dict[str, Any] | StreamingResponse:
         if body.model and body.model != model_name:
             raise ApiError(404, f"the model {body.model!r} does not exist; this server serves {model_name!r}",
                            param="model", code="model_not_found")
         request = await run_in_threadpool(policy_request, body)  # image decoding stays off the event loop
-        try:
-            reply = await asyncio.wrap_future(batcher.submit(request))
-        except PolicyError as exc:
-            raise ApiError(500, f"the policy failed: {exc}", kind="server_error", code="policy_error") from exc
-        except Exception as exc:  # a broken policy must still answer in the OpenAI format
-            raise ApiError(500, f"the policy crashed: {type(exc).__name__}: {exc}", kind="server_error",
-                           code="internal_error") from exc
-        return _completion(model_name, reply, request.sampling.max_new_tokens)  # type: ignore[union-attr]
+        # n independent samples: n jobs, which the batcher may answer in one forward pass
+        outcomes = await asyncio.gather(*(asyncio.wrap_future(batcher.submit(request)) for _ in range(body.n)),
+                                        return_exceptions=True)
+        failure = next((outcome for outcome in outcomes if isinstance(outcome, BaseException)), None)
+        if isinstance(failure, PolicyError):
+            raise ApiError(500, f"the policy failed: {failure}", kind="server_error", code="policy_error") from failure
+        if failure is not None:  # a broken policy must still answer in the OpenAI format
+            raise ApiError(500, f"the policy crashed: {type(failure).__name__}: {failure}", kind="server_error",
+                           code="internal_error") from failure
+        replies: list[PolicyReply] = outcomes  # type: ignore[assignment]
+        max_tokens = request.sampling.max_new_tokens  # type: ignore[union-attr]
+        if body.stream:  # the answers are in, so a failure above still gets its HTTP status
+            include_usage = body.stream_options is not None and body.stream_options.include_usage
+            return StreamingResponse(_completion_chunks(model_name, replies, max_tokens, include_usage),
+                                     media_type="text/event-stream")
+        return _completion(model_name, replies, max_tokens)
 
     return app
 

@@ -6,10 +6,11 @@ from collections import Counter
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-console = Console()
+from uivenus.cli.console import cli_console
+
+console = cli_console()
 
 
 def _names(text: str) -> list[str] | None:

@@ -11,6 +11,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from uivenus.cli.console import cli_console
+
 SAMPLE_FORMATS = {
     "androidworld": "androidworld.json",
     "uitars": "uitars.txt",
@@ -121,7 +123,7 @@ def demo(out: Path = Path("runs/demo")) -> None:
     from uivenus.verify.base import VerifyError
 
     started = time.perf_counter()
-    console = Console(width=max(Console().width, 140))
+    console = cli_console(min_width=140)
     ok, failed = action_table(console)
     console.print(f"[bold]{ok}[/bold] inputs mapped, [bold]{failed}[/bold] reported as unmappable or malformed")
     try:

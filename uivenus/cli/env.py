@@ -7,11 +7,12 @@ import time
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from uivenus.cli.console import cli_console
+
 app = typer.Typer(help="Screenshots, scripted actions and sandbox reference solutions.", no_args_is_help=True)
-console = Console()
+console = cli_console()
 
 ENV_HELP = "browser, phone, desktop, android[:SERIAL], sandbox:APP or sandbox-phone:APP"
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-console = Console()
+from uivenus.cli.console import cli_console
+
+console = cli_console()
 
 
 def grounding(

@@ -18,13 +18,13 @@ from typing import Any
 
 import click
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from uivenus.agent.safety import GuardDecision, GuardMode
+from uivenus.cli.console import cli_console
 from uivenus.records import Outcome, TaskSpec, Trajectory
 
-console = Console()
+console = cli_console()
 
 ENV_HELP = "browser, phone, desktop, android[:SERIAL], sandbox:APP or sandbox-phone:APP"
 

@@ -6,15 +6,15 @@ import json
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
+from uivenus.cli.console import cli_console
 from uivenus.records import Trajectory
 from uivenus.store import StoreError, episode_dirs, export_parquet, read_episode
 
 app = typer.Typer(help="Inspect stored runs (trajectories) and export them to Parquet.", no_args_is_help=True)
-console = Console()
+console = cli_console()
 
 
 def _episodes(path: Path) -> list[tuple[Path, Trajectory]]:

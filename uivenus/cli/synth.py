@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
+
+from uivenus.cli.console import cli_console
 
 app = typer.Typer(help="Generate programmatic training data (GUI grounding screens).", no_args_is_help=True)
-console = Console()
+console = cli_console()
 
 
 @app.callback()

@@ -7,12 +7,13 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
+
+from uivenus.cli.console import cli_console
 
 app = typer.Typer(help="Task generation: capability catalogs, task synthesis and the validity gate.",
                   no_args_is_help=True)
-console = Console()
+console = cli_console()
 
 
 def _load_catalog(path: Path):

@@ -10,10 +10,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-console = Console()
+from uivenus.cli.console import cli_console
+
+console = cli_console()
 
 Workers = Annotated[int, typer.Option("--workers", min=1, help="Parallel workers, each with its own environment.")]
 Ray = Annotated[str | None, typer.Option("--ray", metavar="ADDRESS",
@@ -106,7 +108,7 @@ def run(
             result = collector.collect(loaded, catalog=cat)
         except (PipelineError, StoreError) as exc:
             raise typer.BadParameter(str(exc)) from None
-    summary = Table(title=f"{store / run_id}")
+    summary = Table(title=escape(str(store / run_id)))
     columns = {"tasks": len(loaded), "ran": result.episodes, "done": result.skipped, "✓": result.passed,
                "invalid": result.count(FailureKind.TASK_INVALID), "agent": result.count(FailureKind.AGENT_ERROR),
                "other": len(result.failures) - result.count(FailureKind.TASK_INVALID)
@@ -176,8 +178,10 @@ def loop(
             pipeline = Pipeline(cat, synthesizer, gate, pool, policy, store, run_id, judges=_judges(judges),
                                 max_steps=max_steps, console=console)
             done: list = pipeline.completed()[:rounds]
-            if done:
-                console.print(stats_table(done, f"{store / run_id}: finished before"))
+            if done:  # the message on a line of its own, never folded: a long store path cannot cut it
+                console.print(f"{len(done)} round(s) finished before, not run again: {store / run_id}",
+                              markup=False, soft_wrap=True)
+                console.print(stats_table(done, "finished before"))
             while len(done) < rounds:
                 stats = pipeline.round(n)
                 done.append(stats)
@@ -189,7 +193,7 @@ def loop(
     finally:
         if gate_runner is not None:
             gate_runner.close()
-    console.print(stats_table(done, f"{store / run_id}"))
+    console.print(stats_table(done, escape(str(store / run_id))))
     if cat.version != before.version:
         cat.save(catalog)
         console.print(str(diff_catalogs(before, cat)))

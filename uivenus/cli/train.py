@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
+
+from uivenus.cli.console import cli_console
 
 app = typer.Typer(help="Train: Stage I (sft), Stage II (rl), Stage III (mopd), or the whole miniature recipe.",
                   no_args_is_help=True)
-console = Console()
+console = cli_console()
 
 ConfigOption = Annotated[Path, typer.Option("--config", exists=True, dir_okay=False, help="YAML config file.")]
 Overrides = Annotated[list[str] | None, typer.Argument(help="key=value overrides, e.g. max_steps=50 lr=1e-4.")]

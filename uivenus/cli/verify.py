@@ -8,10 +8,11 @@ from collections import Counter
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-console = Console()
+from uivenus.cli.console import cli_console
+
+console = cli_console()
 
 
 def _split(text: str) -> list[str]:

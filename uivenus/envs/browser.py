@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import os
 import queue
 import threading
@@ -37,14 +38,18 @@ from uivenus.actions.space import (
     RightClick, Scroll, SelectOption, Sequence, Swipe, TakeNote, TripleClick, Type, Wait,
 )
 from uivenus.envs.base import EnvBase, EnvCrashedError, EnvError, Observation, PlatformMismatchError, SetupError
+from uivenus.envs.chromium import sandbox_blocker
+from uivenus.envs.hosts import HostPolicy, launch_url
 from uivenus.records import TaskSpec
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
-#: Flags every launch uses: no sandbox (containers), no GPU, no background traffic to Google, and no going back in
-#: history when a sideways wheel scroll runs past the page's edge.
+#: Flags every launch uses: no GPU, no background traffic to Google, and no going back in history when a sideways
+#: wheel scroll runs past the page's edge. Not --no-sandbox: Playwright adds that itself unless it is launched with
+#: chromium_sandbox=True (`BrowserConfig.sandbox`).
 CHROMIUM_ARGS = (
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+    "--disable-gpu", "--disable-background-networking", "--disable-component-update",
     "--no-first-run", "--disable-sync", "--disable-quic", "--disable-features=OverscrollHistoryNavigation",
 )
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
@@ -109,6 +114,8 @@ class BrowserConfig:
     max_wait_s: float = 30.0  # Wait(seconds) is capped at this
     max_text_chars: int = 20_000  # Observation.text is the page's innerText cut to this length
     launch_schemes: tuple[str, ...] = ("http", "https")  # what Launch(url) may open (never javascript:)
+    hosts: HostPolicy = HostPolicy()  # which hosts Launch(url) may open besides the task's (default: no local ones)
+    sandbox: bool | None = None  # Chromium's sandbox; None: on wherever it can work (not root, user namespaces)
     extra_args: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -128,6 +135,11 @@ class BrowserConfig:
     def screen_size(self) -> tuple[int, int]:
         width, height = self.viewport or MODES[self.mode].viewport
         return int(width), int(height)
+
+    @property
+    def chromium_sandbox(self) -> bool:
+        """Whether Chromium runs sandboxed: the `sandbox` setting, else wherever the sandbox can work."""
+        return self.sandbox if self.sandbox is not None else sandbox_blocker() is None
 
 
 #: Hotkey key names (lower-cased) -> Playwright key names; single characters pass through.
@@ -204,17 +216,16 @@ _JS_WATCH_TABS = """(() => {
     if (link && !["", "_self", "_top", "_parent"].includes(link.target)) opening();
   }, true);
 })();"""
-_SNAPSHOT_FIELDS = """text: document.body ? document.body.innerText.slice(0, limit) : "",
-  title: document.title, app: (window.uivenus && window.uivenus.app) || null"""
-#: What an Observation reads of the page besides the pixels.
-_JS_SNAPSHOT = f"(limit) => ({{{_SNAPSHOT_FIELDS}}})"
-#: The settle check: load state, tabs the page tried to open since the last check, and the snapshot
-#: (so the observation that follows an action needs no round trip of its own for the text).
-_JS_SETTLE = f"""(limit) => {{
+#: What an Observation reads of the page besides the pixels (after them, so it is never older than they are).
+_JS_SNAPSHOT = """(limit) => ({text: document.body ? document.body.innerText.slice(0, limit) : "",
+  title: document.title, app: (window.uivenus && window.uivenus.app) || null})"""
+#: The settle check: load state and the tabs the page tried to open since the last check. It runs ahead of work
+#: the action only queued (DevTools evaluations jump the page's task queue), so it reads no text: see `_capture`.
+_JS_SETTLE = """() => {
   const tabs = window.__uivenusTabs || 0;
   window.__uivenusTabs = 0;
-  return {{ready: document.readyState, tabs: tabs, {_SNAPSHOT_FIELDS}}};
-}}"""
+  return {ready: document.readyState, tabs: tabs};
+}"""
 _JS_HAS_APP = "() => !!(window.uivenus && typeof window.uivenus.setup === 'function')"
 _JS_SETUP = "(state) => window.uivenus.setup(state)"
 _JS_APP_STATE = """() => (window.uivenus && typeof window.uivenus.state === 'function')
@@ -607,8 +618,11 @@ class BrowserEnv(EnvBase):
         if worker.playwright is None:
             worker.playwright = sync_playwright().start()
         marker = f"--uivenus-browser={uuid.uuid4().hex}"
+        sandbox = self.config.chromium_sandbox
+        if not sandbox:
+            log.info("Chromium runs without its sandbox: %s", sandbox_blocker() or "BrowserConfig.sandbox is False")
         self._browser = worker.playwright.chromium.launch(
-            executable_path=self.config.executable, headless=True,
+            executable_path=self.config.executable, headless=True, chromium_sandbox=sandbox,
             args=[*CHROMIUM_ARGS, *self.config.extra_args, marker],
             timeout=self.config.launch_timeout_s * 1000,
         )
@@ -717,28 +731,27 @@ class BrowserEnv(EnvBase):
 
     # -- observing (Playwright thread) ---------------------------------------------------------------
 
-    def _capture(self, snapshot: Mapping[str, Any] | None = None) -> Observation:
-        """Screenshot (logical pixels) plus the page snapshot, read now unless a settle just read it."""
+    def _capture(self) -> Observation:
+        """Screenshot (logical pixels), then the page's text, so that whatever the pixels show is in the text
+        however late the page rendered it (a hashchange handler, a timer): the guard scans what the agent sees."""
         page = self._live().page
         png = page.screenshot(scale="css", timeout=self.config.action_timeout_s * 1000)
         image = Image.open(io.BytesIO(png))  # decoded lazily, on first pixel access
         if image.size != self.screen_size:
             image = image.resize(self.screen_size)
-        if snapshot is None:
-            try:
-                snapshot = page.evaluate(_JS_SNAPSHOT, self.config.max_text_chars)
-            except PlaywrightError:  # a navigation replaced the document mid-call: no text this time
-                if self._dead():
-                    raise
-                snapshot = {"text": None, "title": None, "app": None}
+        try:
+            snapshot = page.evaluate(_JS_SNAPSHOT, self.config.max_text_chars)
+        except PlaywrightError:  # a navigation replaced the document mid-call: no text this time
+            if self._dead():
+                raise
+            snapshot = {"text": None, "title": None, "app": None}
         return Observation(
             screenshot=image, platform=self.platform, size=self.screen_size, url=page.url,
             app=snapshot["app"], text=snapshot["text"], info={"title": snapshot["title"]},
         )
 
-    def _settle(self, session: _Session) -> Mapping[str, Any] | None:
-        """Wait (bounded) until no navigation or request is in flight and the document has loaded;
-        returns the page snapshot read by the last check (None if the document was being replaced).
+    def _settle(self, session: _Session) -> None:
+        """Wait (bounded) until no navigation or request is in flight and the document has loaded.
 
         The common case — an action that starts nothing — costs one round trip to the page, which also
         gives the browser the moment it needs to report a navigation the action started.
@@ -747,7 +760,7 @@ class BrowserEnv(EnvBase):
         tab_coming = False
         while True:
             try:
-                check = session.page.evaluate(_JS_SETTLE, self.config.max_text_chars)
+                check = session.page.evaluate(_JS_SETTLE)
             except PlaywrightError:
                 if self._dead():
                     raise
@@ -755,30 +768,29 @@ class BrowserEnv(EnvBase):
             ready = check is not None and check["ready"] == "complete"
             tab_coming = (tab_coming or (check is not None and check["tabs"] > 0)) and not self._new_tabs
             if (ready and not session.traffic.busy and not tab_coming) or time.monotonic() >= deadline:
-                return check
+                return
             session.page.wait_for_timeout(20)
 
     # -- acting (Playwright thread) -----------------------------------------------------------------
 
-    def _perform(self, action: Action) -> tuple[dict[str, Any], Mapping[str, Any] | None]:
+    def _perform(self, action: Action) -> dict[str, Any]:
         """Carry out one action (a Sequence member by member), letting the page settle after each;
-        returns the action's info and the settled page's snapshot."""
+        returns the action's info."""
         if isinstance(action, Sequence):
             info: dict[str, Any] = {}
             for member in action.actions:
-                member_info, snapshot = self._perform(member)
-                info.update(member_info)
-            return info, snapshot
+                info.update(self._perform(member))
+            return info
         info = self._act(self._live(), action) or {}
         session = self._live()  # PressBack may have closed a tab and gone back to its opener
-        snapshot = self._settle(session)
+        self._settle(session)
         if self._new_tabs:
-            snapshot = self._settle(self._follow_new_tab(session))
-        return info, snapshot
+            self._settle(self._follow_new_tab(session))
+        return info
 
     def _perform_and_capture(self, action: Action) -> tuple[dict[str, Any], Observation]:
-        info, snapshot = self._perform(action)
-        return info, self._capture(snapshot)
+        info = self._perform(action)
+        return info, self._capture()
 
     def _act(self, s: _Session, action: Action) -> dict[str, Any] | None:
         page, cfg = s.page, self.config
@@ -893,14 +905,15 @@ class BrowserEnv(EnvBase):
         return apps[app.lower()]
 
     def _launchable(self, url: str) -> str:
-        """A URL a model asked for, if its scheme is allowed ('example.com' means https://example.com)."""
-        url = url.strip()
-        if "://" not in url and url != "about:blank" and not url.lower().startswith(("javascript:", "data:")):
-            url = f"https://{url}"
+        """A URL a model asked for, if its scheme and host are allowed ('example.com' means https://example.com)."""
+        url = launch_url(url)
+        if url == "about:blank":
+            return url
         scheme = urlsplit(url).scheme.lower()
-        if url != "about:blank" and scheme not in self.config.launch_schemes:
+        if scheme not in self.config.launch_schemes:
             raise BrowserActionError(f"Launch may open only {', '.join(self.config.launch_schemes)} URLs, "
                                      f"not {scheme or 'this'}: {url[:80]!r}")
+        self.config.hosts.check(url, self._task.url if self._task is not None else None)
         return url
 
 

@@ -37,7 +37,11 @@ XK.load_keysym_group("xf86")
 
 
 class AppNotFoundError(SetupError):
-    """LaunchApp named an app that is neither in `task.setup['apps']` nor an executable on PATH."""
+    """An app the task allows is not in `task.setup['apps']` and no executable of its name is on PATH."""
+
+
+class AppNotAllowedError(EnvError):
+    """LaunchApp named a program that neither the task nor `DesktopConfig.allowed_apps` names: nothing started."""
 
 
 class UnsupportedKeyError(EnvError):
@@ -100,12 +104,16 @@ class DesktopConfig:
     scroll_notches: int = 3  # wheel clicks of a Scroll without an amount
     wait_s: float = 1.0  # length of a Wait without seconds
     sandbox_dir: Path | None = None  # where materialized tasks' roots live (None: inside the env's own temp dir)
+    allowed_apps: tuple[str, ...] = ()  # programs on PATH LaunchApp may start in any task, besides the task's own
 
     def __post_init__(self) -> None:
         if self.width < 16 or self.height < 16:
             raise ValueError(f"DesktopConfig: screen must be at least 16x16, got {self.width}x{self.height}")
         if self.drag_steps < 1 or self.scroll_notches < 1:
             raise ValueError("DesktopConfig: drag_steps and scroll_notches must be >= 1")
+        paths = [name for name in self.allowed_apps if not name or _is_path(name)]
+        if paths:
+            raise ValueError(f"DesktopConfig.allowed_apps takes program names found on PATH, not paths: {paths}")
 
 
 class DesktopEnv(EnvBase):
@@ -305,18 +313,25 @@ class DesktopEnv(EnvBase):
             self._frame = self._settle(before_frame, hold_s=self.config.settle_quiet_s)
 
     def _resolve_app(self, name: str) -> list[str]:
-        apps = self._task.setup.get("apps", {}) if self._task is not None else {}
+        """The argv of app `name`: its `setup['apps']` entry, else the program of that name on PATH if the task's
+        `app` or `allowed_apps` names it. A model's LaunchApp comes here too: no other program ever starts."""
+        task = self._task
+        apps = task.setup.get("apps", {}) if task is not None else {}
         if not isinstance(apps, Mapping):
             raise SetupError(f"task.setup['apps'] must map app names to argv lists, got {type(apps).__name__}")
         if name in apps:
             return _argv(apps[name], f"setup.apps[{name!r}]")
+        allowed = sorted({*apps, *([task.app] if task is not None and task.app else []), *self.config.allowed_apps})
+        if _is_path(name) or name not in allowed:
+            what = "a path" if _is_path(name) else "not an app this task allows"
+            raise AppNotAllowedError(
+                f"app {name!r} refused, nothing was started: it is {what} (allowed: {', '.join(allowed) or 'none'}); "
+                "name an allowed app, or allow it in task.setup['apps'] or DesktopConfig.allowed_apps"
+            )
         found = shutil.which(name)
         if found is None:
-            known = ", ".join(sorted(apps)) or "none"
-            raise AppNotFoundError(
-                f"app {name!r} is not in task.setup['apps'] (known: {known}) and no executable of that name is "
-                "on PATH; add it to setup.apps as an argv list"
-            )
+            raise AppNotFoundError(f"app {name!r} is allowed but no executable of that name is on PATH; install it "
+                                   "or add it to task.setup['apps'] as an argv list")
         return [found]
 
     def _in_sandbox(self, argv: list[str]) -> list[str]:
@@ -575,6 +590,11 @@ class DesktopEnv(EnvBase):
         time.sleep(self.config.wait_s if action.seconds is None else action.seconds)
 
 
+def _is_path(name: str) -> bool:
+    """An app name with a directory part (or a NUL): a path, which would start a program no allow-list named."""
+    return "/" in name or "\\" in name or "\0" in name or name in (".", "..")
+
+
 def _argv(value: Any, where: str) -> list[str]:
     if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) and v for v in value):
         return list(value)
@@ -597,4 +617,5 @@ HANDLERS: Mapping[A, Callable[[DesktopEnv, Any], Mapping[str, Any] | None]] = {
     A.WAIT: DesktopEnv._wait,
     A.SEQUENCE: DesktopEnv._sequence,
 }
-assert set(HANDLERS) | NO_INPUT == set(S.actions_for(Platform.DESKTOP)), "every desktop action needs a handler"
+S.check_covers("HANDLERS (with NO_INPUT) needs a handler for every desktop action", set(HANDLERS) | NO_INPUT,
+               S.actions_for(Platform.DESKTOP))

@@ -22,11 +22,13 @@ from uivenus.actions.grammar import ParseError, parse_response
 from uivenus.actions.space import Action
 from uivenus.agent.conversation import Turn, build_messages
 from uivenus.agent.policies import (
+    AnswerKey,
     Mode,
     Policy,
     PolicyError,
     PolicyRequest,
     policy_from_spec,
+    with_answers,
 )
 from uivenus.agent.prompts import captcha_system_prompt
 from uivenus.envs.base import Env, EnvError, Observation
@@ -73,16 +75,17 @@ def solve_instance(env: Env, site: CaptchaSite, instance: Instance, policy: Poli
     turns: list[dict[str, Any]] = []
     error: str | None = None
     grade = read_grade(env)
+    answering = with_answers(policy, AnswerKey(actions=instance.solution))
     for _ in range(max_steps):
         screenshot = observation.screenshot
         request = PolicyRequest(
             messages=build_messages(system, instance.instruction, history, screenshot, frame=frame),
             mode=Mode.AGENTIC,
-            context={"reference": instance.solution, "screenshot": screenshot, "instruction": instance.instruction,
-                     "family": instance.family, "screen_size": (width, height), "platform": instance.platform},
+            context={"screenshot": screenshot, "instruction": instance.instruction, "family": instance.family,
+                     "screen_size": (width, height), "platform": instance.platform},
         )
         try:
-            reply = policy.act(request).text
+            reply = answering.act(request).text
         except PolicyError as exc:
             error = f"PolicyError: {exc}"
             break

@@ -3,7 +3,8 @@
 The same benchmark ships in several box forms (see docs ANCHORS.md), so each annotation format is one entry of
 `GROUNDING_FORMATS` and reads its records into one `GroundingItem` shape; a box that cannot lie on its image is a
 `GroundingDataError`, never a silent guess. Every item is asked through the grounding prompt and messages the
-agent uses (`grounding_messages`), answered by `policy.act_batch`, parsed with `parse_grounding` and brought to
+agent uses (`grounding_messages`), answered by `policy.act_batch` (an answer-keyed policy, the oracle, is told
+each item's target out of band; requests never carry it), parsed with `parse_grounding` and brought to
 screen pixels by the item's `Frame`. It scores when the point lies inside the target box or polygon (boxes
 inclusive; polygons by the even-odd rule, as OSWorld-G scores them); refusal items score only on `[-1,-1]`, and a
 reply that does not parse or points off the screen is a miss with its error recorded. Results: accuracy overall
@@ -29,7 +30,9 @@ from PIL import Image
 from uivenus.actions.coords import CoordinateError, Frame, frame_from_options
 from uivenus.actions.grammar import ParseError, parse_grounding
 from uivenus.agent.conversation import grounding_messages
-from uivenus.agent.policies import Mode, Policy, PolicyError, PolicyRequest, policy_from_spec
+from uivenus.agent.policies import (
+    AnswerKey, AnswerKeyed, Mode, Policy, PolicyError, PolicyReply, PolicyRequest, policy_from_spec,
+)
 from uivenus.agent.policies.oracle import polygon_interior_point
 from uivenus.reports import plot_accuracy, write_misses_page
 
@@ -87,9 +90,9 @@ class Box:
         dy = max(self.y1 - point[1], 0.0, point[1] - self.y2)
         return math.hypot(dx, dy)
 
-    def reference(self) -> tuple[str, Any]:
-        """The request-context entry the oracle answers from."""
-        return "reference_box", (self.x1, self.y1, self.x2, self.y2)
+    def answer_key(self) -> AnswerKey:
+        """The answer an answer-keyed policy (the oracle) is told for this target."""
+        return AnswerKey(box=(self.x1, self.y1, self.x2, self.y2))
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "box": [self.x1, self.y1, self.x2, self.y2]}
@@ -139,8 +142,8 @@ class Polygon:
         """A point well inside: the one the oracle answers (see `polygon_interior_point`)."""
         return polygon_interior_point(self.points)
 
-    def reference(self) -> tuple[str, Any]:
-        return "reference_polygon", self.points
+    def answer_key(self) -> AnswerKey:
+        return AnswerKey(polygon=self.points)
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "points": [list(p) for p in self.points]}
@@ -156,8 +159,8 @@ class Refusal:
     def contains(self, point: Point) -> bool:
         return False
 
-    def reference(self) -> tuple[str, Any]:
-        return "reference_refusal", True
+    def answer_key(self) -> AnswerKey:
+        return AnswerKey(refusal=True)
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind}
@@ -539,11 +542,17 @@ def breakdown(items: Sequence[GroundingItem], hits: Sequence[bool]) -> dict[str,
 # --- running a policy ---------------------------------------------------------------------------
 
 def _request(item: GroundingItem, image: Image.Image, frame: Frame) -> PolicyRequest:
-    key, value = item.target.reference()
-    context = {key: value, "screen_size": item.img_size, "screenshot": image, "instruction": item.instruction,
-               "frame": frame, "platform": item.platform}
+    context = {"screen_size": item.img_size, "screenshot": image, "instruction": item.instruction, "frame": frame,
+               "platform": item.platform}
     return PolicyRequest(messages=grounding_messages(image, item.instruction, frame), mode=Mode.GROUNDING,
                          context=context)
+
+
+def _act(policy: Policy, items: Sequence[GroundingItem], requests: Sequence[PolicyRequest]) -> list[PolicyReply]:
+    """The policy's replies: batched, or one by one for a policy told each item's answer (`AnswerKeyed`)."""
+    if isinstance(policy, AnswerKeyed):
+        return [policy.with_answers(item.target.answer_key()).act(r) for item, r in zip(items, requests)]
+    return policy.act_batch(requests)
 
 
 def _open(item: GroundingItem) -> Image.Image:
@@ -560,7 +569,7 @@ def _run_batch(items: Sequence[GroundingItem], policy: Policy, frame_kind: str) 
     frames = [frame_from_options(frame_kind, *item.img_size) for item in items]
     requests = [_request(item, _open(item), frame) for item, frame in zip(items, frames)]
     try:
-        replies = policy.act_batch(requests)
+        replies = _act(policy, items, requests)
         if len(replies) != len(requests):
             raise PolicyError(f"act_batch answered {len(replies)} replies to {len(requests)} requests")
     except PolicyError as exc:

@@ -13,7 +13,7 @@ resume at the first segment whose check does not pass yet (`uivenus.tasks.segmen
 The family (`FAMILIES`) runs on l3afpad (a GTK text editor) and pcmanfm (a file manager), both small Debian
 packages that run under Xvfb. Each family builds a task from parameters and has a keyboard-first reference
 solver that reads the live desktop (the focused window's title) between actions, so it waits for dialogs
-instead of racing them. `ReferencePolicy` plays those solvers through the agent loop like any policy.
+instead of racing them. The agent loop hands them to the `oracle` (`SOLVERS`), which plays them like any policy.
 """
 
 from __future__ import annotations
@@ -22,15 +22,13 @@ import json
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 from typing import Any
 
 from uivenus.actions.space import Action, Finished, Hotkey, Platform, Type, Wait
-from uivenus.agent.loop import CHECKERS
-from uivenus.agent.policies.base import PolicyBase, PolicyError, PolicyReply, PolicyRequest
-from uivenus.agent.policies.oracle import OraclePolicy
+from uivenus.agent.loop import CHECKERS, SOLVERS
 from uivenus.envs.base import Env, EnvError
 from uivenus.envs.materialize import FileSpec, MaterializePlan, safe_path
 from uivenus.envs.sandbox.solving import SolverError
@@ -512,29 +510,5 @@ def reference_solver(env: Env, task: TaskSpec) -> Iterator[Action]:
     return FAMILIES[name].solve(Desk(env, sandbox_root(env)), task.metadata.get("params", {}))
 
 
-class ReferencePolicy(PolicyBase):
-    """Plays each desktop task's reference solver through `run_episode`, one action per request (via the oracle).
-
-    A new solver starts whenever the env holds a new materialization (a new episode), so one policy can
-    play many episodes, segments included.
-    """
-
-    name = "desktop-reference"
-
-    def __init__(self) -> None:
-        self._oracle = OraclePolicy()
-        self._episode: Any = None
-        self._solver: Iterator[Action] | None = None
-
-    def act(self, request: PolicyRequest) -> PolicyReply:
-        env, task = request.context.get("env"), request.context.get("task")
-        if env is None or task is None:
-            raise PolicyError("the desktop reference policy needs the live env and task in the request context")
-        episode = (id(env), task.id, env.state().get("materialized", {}).get("home"))
-        if episode != self._episode or self._solver is None:
-            try:
-                self._solver = reference_solver(env, task)
-            except (SolverError, EnvError) as exc:
-                raise PolicyError(f"no reference solution for task {task.id}: {exc}") from None
-            self._episode = episode
-        return self._oracle.act(replace(request, context={**request.context, "sandbox_solver": self._solver}))
+for _kind in CHECK_KINDS:  # the oracle plays desktop tasks by their family's reference solver
+    SOLVERS[_kind] = reference_solver

@@ -51,7 +51,7 @@ from uivenus.files import write_json, write_jsonl
 from uivenus.records import Outcome, RecordError, TaskSpec, Trajectory, read_jsonl
 from uivenus.store import EPISODE_FILE, StoreError, TrajectoryStore, read_episode
 from uivenus.tasks.catalog import Catalog
-from uivenus.tasks.desktop import ReferencePolicy  # importing it registers the desktop check kinds with the loop
+from uivenus.tasks.desktop import CHECK_KINDS as DESKTOP_CHECK_KINDS  # importing it registers them with the loop
 from uivenus.tasks.executors import Executor, WorkerContext
 from uivenus.tasks.feedback import (
     PAGE_KEY, REFERENCE_KEY, SYNTH_TASK_KEY, Failure, FailureKind, environment_failed, episode_passed, feedback,
@@ -157,8 +157,7 @@ def _page_facts(env: Env) -> Mapping[str, Any]:
 #: Reference solutions by the task's check kind; a kind without one gets no reference run.
 REFERENCES: dict[str, Reference] = {
     "sandbox": Reference(_oracle, "oracle", _page_facts),
-    "files": Reference(ReferencePolicy, None, lambda env: {}),
-    "all": Reference(ReferencePolicy, None, lambda env: {}),
+    **{kind: Reference(_oracle, "oracle", lambda env: {}) for kind in DESKTOP_CHECK_KINDS},
 }
 
 

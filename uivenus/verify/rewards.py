@@ -19,7 +19,7 @@ from typing import Any, TypeAlias
 
 from uivenus.actions.grammar import GroundingAnswer, ParseError, parse_grounding, parse_response
 from uivenus.actions.space import (
-    ACTION_CLASSES, Action, ActionError, ActionType, Click, Direction, Point, Scroll, Swipe, is_action,
+    ACTION_CLASSES, Action, ActionError, ActionType, Click, Direction, Point, Scroll, Swipe, check_covers, is_action,
 )
 from uivenus.verify.base import StepLabel, TraceOutcome, VerifyError
 from uivenus.verify.voting import VoteResult
@@ -300,8 +300,8 @@ FIELD_SCORERS: Mapping[str, FieldScorer | None] = MappingProxyType({
     "index": _score_equal, "direction": _score_equal,
     "duration": None, "seconds": None, "amount": None, "repeat": None, "actions": None,
 })
-assert {f.name for cls in ACTION_CLASSES.values() for f in fields(cls)} == set(FIELD_SCORERS), \
-    "every action field needs an entry in FIELD_SCORERS"
+check_covers("FIELD_SCORERS needs an entry for every action field (and no other)", FIELD_SCORERS,
+             (f.name for cls in ACTION_CLASSES.values() for f in fields(cls)))
 
 
 def _fields_score(pred: Action, ref: Action, ctx: _Scoring) -> tuple[float, dict[str, float]]:

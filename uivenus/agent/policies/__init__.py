@@ -6,13 +6,14 @@ import importlib
 import pkgutil
 
 from uivenus.agent.policies.base import (
-    PRESETS, Message, Mode, Policy, PolicyBase, PolicyError, PolicyReply, PolicyRequest, PolicySpecError,
-    Sampling, policy_from_spec, register_policy, request_frame,
+    PRESETS, AnswerKey, AnswerKeyed, Message, Mode, Policy, PolicyBase, PolicyError, PolicyReply, PolicyRequest,
+    PolicySpecError, Sampling, policy_from_spec, register_policy, request_frame, with_answers,
 )
 
 __all__ = [
-    "PRESETS", "Message", "Mode", "Policy", "PolicyBase", "PolicyError", "PolicyReply", "PolicyRequest",
-    "PolicySpecError", "Sampling", "load_backends", "policy_from_spec", "register_policy", "request_frame",
+    "PRESETS", "AnswerKey", "AnswerKeyed", "Message", "Mode", "Policy", "PolicyBase", "PolicyError", "PolicyReply",
+    "PolicyRequest", "PolicySpecError", "Sampling", "load_backends", "policy_from_spec", "register_policy",
+    "request_frame", "with_answers",
 ]
 
 

@@ -9,7 +9,7 @@ and built through `policy_from_spec`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
@@ -19,6 +19,7 @@ from urllib.parse import parse_qsl
 from PIL import Image
 
 from uivenus.actions.coords import Frame
+from uivenus.actions.space import Action
 
 
 class PolicyError(RuntimeError):
@@ -69,11 +70,11 @@ class Message:
 
 @dataclass(frozen=True)
 class PolicyRequest:
-    """Everything a backend may use for one decision.
+    """Everything a backend may use for one decision, and nothing a model could not see.
 
-    Model backends read only `messages` and `sampling`. `context` carries what non-model policies
-    need and models must never see: the live env for the oracle, the reference answer for a grounding
-    oracle, the screen size and platform for the random floor, the raw screenshot and instruction for OCR.
+    Model backends read `messages` and `sampling`; non-model policies (the random floor, OCR) read `context`:
+    plain facts of the observation — `screenshot`, `instruction`, `screen_size`, `platform`, `frame`, the CAPTCHA
+    `family` shown — never an answer or a live env. Answers go out of band, per item, to `AnswerKeyed` policies.
     """
 
     messages: tuple[Message, ...]
@@ -95,6 +96,18 @@ class PolicyReply:
     usage: Mapping[str, int] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class AnswerKey:
+    """The right answers to one item or episode, in screen pixels; a harness tells them only to `AnswerKeyed`
+    policies (the oracle), so a policy under test can never read them from its requests."""
+
+    actions: tuple[Action, ...] | None = None  # a reference action sequence (a CAPTCHA's solution)
+    box: tuple[float, float, float, float] | None = None  # a grounding target (x1, y1, x2, y2)
+    polygon: tuple[tuple[float, float], ...] | None = None  # a grounding target outline (OSWorld-G)
+    refusal: bool = False  # the grounding target is absent: the answer is to refuse
+    solver: Iterator[Action] | None = field(default=None, compare=False)  # a task's reference solution, live on its env
+
+
 @runtime_checkable
 class Policy(Protocol):
     """Answers requests; `act_batch` lets backends that batch (transformers, servers) do so."""
@@ -106,6 +119,18 @@ class Policy(Protocol):
     def act_batch(self, requests: Sequence[PolicyRequest]) -> list[PolicyReply]: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class AnswerKeyed(Protocol):
+    """A policy that is told the answers (the oracle): the harness asks it for an instance per item or episode."""
+
+    def with_answers(self, key: AnswerKey) -> Policy: ...
+
+
+def with_answers(policy: Policy, key: AnswerKey) -> Policy:
+    """`policy` as it faces one item: told `key` when it takes answers (`AnswerKeyed`), else exactly as it is."""
+    return policy.with_answers(key) if isinstance(policy, AnswerKeyed) else policy
 
 
 class PolicyBase:

@@ -1,48 +1,55 @@
 """The oracle policy: answers with what the harness already knows to be right, the ceiling every eval is checked against.
 
-It reads only `request.context`, never the messages, and writes its answer in the model grammar so it runs
-through exactly the parsing and coordinate conversion a real model's reply does. Each kind of ground truth is
-one entry of `ORACLE_SOURCES`, keyed by the context key that carries it and tried in registry order; an entry
-returns None when its key is present but does not apply (e.g. `reference_refusal=False`). Coordinates go out
-in the request's frame (`request_frame`: the context's `frame`, else relative 0–999 over `screen_size`).
+It is told the answers out of band: for each item or episode the harness asks it for an instance with that item's
+`AnswerKey` (`with_answers`); requests carry none, so no policy under test can read them. It never reads the
+messages, and writes its answer in the model grammar so it runs through exactly the parsing and coordinate
+conversion a real model's reply does. Each kind of ground truth is one entry of `ORACLE_SOURCES`, keyed by the
+`AnswerKey` field that holds it and tried in registry order; an entry returns None when its field is set but does
+not apply (`refusal=False`). Coordinates go out in the request's frame (`request_frame`: the context's `frame`,
+else relative 0–999 over `screen_size`).
 
-Sandbox tasks: the agent loop puts the task's reference solver, started on the live env, under
-`sandbox_solver`; the oracle pulls one action from it per request, so the solver reads the page the previous
+Sandbox and desktop tasks: the agent loop starts the task's reference solver on the live env and hands it over as
+`AnswerKey.solver`; the oracle pulls one action from it per request, so the solver reads the page the previous
 step left, exactly as `envs.sandbox.runner` drives it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import fields
 from typing import Any
 
 from uivenus.actions.coords import CoordinateError
 from uivenus.actions.grammar import format_grounding, format_response
-from uivenus.actions.space import Action, is_action
+from uivenus.actions.space import Action
 from uivenus.agent.policies.base import (
-    PolicyBase, PolicyError, PolicyReply, PolicyRequest, PolicySpecError, register_policy, request_frame,
+    AnswerKey, PolicyBase, PolicyError, PolicyReply, PolicyRequest, PolicySpecError, register_policy, request_frame,
 )
 
-OracleSource = Callable[[Mapping[str, Any]], str | None]
+#: (the AnswerKey field's value, the request's context) -> the reply, or None when the value does not apply.
+OracleSource = Callable[[Any, Mapping[str, Any]], str | None]
 
-#: Context key -> how the oracle answers from it (first applicable entry wins).
+#: AnswerKey field -> how the oracle answers from it (first applicable entry wins).
 ORACLE_SOURCES: dict[str, OracleSource] = {}
 
+_KEY_FIELDS = frozenset(f.name for f in fields(AnswerKey))
 
-def oracle_source(key: str) -> Callable[[OracleSource], OracleSource]:
-    """Register how the oracle answers when the request context carries `key`."""
+
+def oracle_source(name: str) -> Callable[[OracleSource], OracleSource]:
+    """Register how the oracle answers when its answer key sets the field `name`."""
+    if name not in _KEY_FIELDS:
+        raise ValueError(f"AnswerKey has no field {name!r}; its fields are {', '.join(sorted(_KEY_FIELDS))}")
+
     def decorate(source: OracleSource) -> OracleSource:
-        ORACLE_SOURCES[key] = source
+        ORACLE_SOURCES[name] = source
         return source
 
     return decorate
 
 
-@oracle_source("reference")
-def _reference_actions(context: Mapping[str, Any]) -> str:
-    """A reference action sequence in screen pixels (CAPTCHA solutions, scripted tasks): all of it, comma-joined."""
-    reference = context["reference"]
-    actions = (reference,) if is_action(reference) else tuple(reference)
+@oracle_source("actions")
+def _reference_actions(actions: tuple[Action, ...], context: Mapping[str, Any]) -> str:
+    """A reference action sequence (CAPTCHA solutions, scripted tasks): all of it, comma-joined."""
     frame = request_frame(context)
     try:
         return format_response([frame.action_to_model(action) for action in actions])
@@ -50,17 +57,16 @@ def _reference_actions(context: Mapping[str, Any]) -> str:
         raise PolicyError(f"the reference action lies off the screen: {exc}") from None
 
 
-@oracle_source("reference_refusal")
-def _refusal(context: Mapping[str, Any]) -> str | None:
+@oracle_source("refusal")
+def _refusal(refusal: bool, context: Mapping[str, Any]) -> str | None:
     """A grounding item whose target is absent: refuse."""
-    return format_grounding(None) if context["reference_refusal"] else None
+    return format_grounding(None) if refusal else None
 
 
-@oracle_source("reference_box")
-def _reference_box(context: Mapping[str, Any]) -> str:
-    """A grounding item's target box (x1, y1, x2, y2) in screen pixels, or anything with such a `.box`: its centre."""
-    value = context["reference_box"]
-    x1, y1, x2, y2 = getattr(value, "box", value)
+@oracle_source("box")
+def _reference_box(box: tuple[float, float, float, float], context: Mapping[str, Any]) -> str:
+    """A grounding item's target box: its centre."""
+    x1, y1, x2, y2 = box
     try:
         return format_grounding(request_frame(context).to_model(((x1 + x2) / 2, (y1 + y2) / 2)))
     except CoordinateError as exc:
@@ -87,26 +93,26 @@ def polygon_interior_point(points: Sequence[tuple[float, float]]) -> tuple[float
     return best[1]
 
 
-@oracle_source("reference_polygon")
-def _reference_polygon(context: Mapping[str, Any]) -> str:
-    """A grounding item's target outline (points in screen pixels, OSWorld-G): a point inside it."""
-    points = [(float(x), float(y)) for x, y in context["reference_polygon"]]
+@oracle_source("polygon")
+def _reference_polygon(points: Sequence[tuple[float, float]], context: Mapping[str, Any]) -> str:
+    """A grounding item's target outline (OSWorld-G): a point inside it."""
     try:
         return format_grounding(request_frame(context).to_model(polygon_interior_point(points)))
     except (CoordinateError, ValueError) as exc:
         raise PolicyError(f"the reference polygon has no on-screen interior point: {exc}") from None
 
 
-@oracle_source("sandbox_solver")
-def _sandbox_step(context: Mapping[str, Any]) -> str:
-    """The next move of a sandbox task's live reference solver (an iterator of actions in screen pixels)."""
+@oracle_source("solver")
+def _sandbox_step(solver: Iterator[Action], context: Mapping[str, Any]) -> str:
+    """The next move of a task's live reference solver (an iterator of actions in screen pixels)."""
+    from uivenus.envs.base import EnvError
     from uivenus.envs.sandbox.solving import SolverError
 
     try:
-        action: Action = next(context["sandbox_solver"])
+        action = next(solver)
     except StopIteration:
-        raise PolicyError("the sandbox task's reference solution ended without a terminal action") from None
-    except SolverError as exc:
+        raise PolicyError("the task's reference solution ended without a terminal action") from None
+    except (SolverError, EnvError) as exc:
         raise PolicyError(f"the reference solution cannot go on from this page: {exc}") from None
     try:
         model_action = request_frame(context).action_to_model(action)
@@ -116,16 +122,25 @@ def _sandbox_step(context: Mapping[str, Any]) -> str:
 
 
 class OraclePolicy(PolicyBase):
-    """Replies with the reference answer the request's context carries."""
+    """Replies with the answers its harness told it through `with_answers`; untold, it has nothing to say."""
 
     name = "oracle"
 
+    def __init__(self, key: AnswerKey | None = None) -> None:
+        self.key = key
+
+    def with_answers(self, key: AnswerKey) -> OraclePolicy:
+        return OraclePolicy(key)
+
     def act(self, request: PolicyRequest) -> PolicyReply:
-        for key, source in ORACLE_SOURCES.items():
-            if key in request.context and (text := source(request.context)) is not None:
+        if self.key is None:
+            raise PolicyError("the oracle was told no answers: a harness gives them per item with "
+                              "with_answers(policy, AnswerKey(...)); requests never carry them")
+        for name, source in ORACLE_SOURCES.items():
+            value = getattr(self.key, name)
+            if value is not None and (text := source(value, request.context)) is not None:
                 return PolicyReply(text=text)
-        raise PolicyError(f"the oracle found no ground truth in the request context; it reads one of "
-                          f"{', '.join(ORACLE_SOURCES)}")
+        raise PolicyError(f"the oracle's answer key holds no ground truth; it reads one of {', '.join(ORACLE_SOURCES)}")
 
 
 @register_policy("oracle")

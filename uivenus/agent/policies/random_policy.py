@@ -18,7 +18,7 @@ from types import MappingProxyType
 from uivenus.actions.grammar import format_response
 from uivenus.actions.space import (
     Action, ActionType, Click, Direction, DoubleClick, Drag, Hotkey, Hover, LongPress, Platform, PressBack,
-    PressEnter, RightClick, Scroll, SelectOption, Swipe, TripleClick, Type, Wait, actions_for,
+    PressEnter, RightClick, Scroll, SelectOption, Swipe, TripleClick, Type, Wait, actions_for, check_covers,
 )
 from uivenus.agent.policies.base import PolicyBase, PolicyReply, PolicyRequest, PolicySpecError, register_policy
 
@@ -82,7 +82,7 @@ _MAKERS: Mapping[ActionType, Callable[[random.Random, Mapping[str, object]], Act
     A.PRESS_BACK: lambda rng, _: PressBack(),
     A.WAIT: lambda rng, _: Wait(seconds=0.5),
 })
-assert set(ACTION_WEIGHTS) == set(_MAKERS), "every weighted action type needs a maker"
+check_covers("_MAKERS needs a maker for every type in ACTION_WEIGHTS", _MAKERS, ACTION_WEIGHTS)
 
 
 class RandomPolicy(PolicyBase):
