@@ -24,6 +24,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from uivenus.actions.space import Action, Launch, Platform, PressBack, PressHome
 from uivenus.envs.base import Observation, SetupError
 from uivenus.envs.browser import BrowserActionError, BrowserConfig, BrowserEnv
+from uivenus.envs.page_script import page_script
 from uivenus.envs.sandbox.server import SandboxServer
 from uivenus.records import TaskSpec
 
@@ -85,30 +86,17 @@ class MiniWoBConfig:
             raise MiniWoBError(f"ready_timeout_s must be positive, got {self.ready_timeout_s!r}")
 
 
-# --- fixed page scripts (data goes in as arguments, never as code) --------------------------------
+# --- fixed page scripts (envs/js/miniwob_*.js; data goes in as arguments, never as code) --------------------------------
 
 #: Keeps the document from scrolling (the task area must stay where the viewport and the screenshot are) and a
 #: sideways wheel at its edge from going back in history (Chromium's overscroll navigation). On <html> only: a
 #: body that is a scroll container of its own lets the overscroll through.
 _CSS_LOCK = "html { overflow: hidden !important; overscroll-behavior: none !important; }"
-_JS_START = """({seed, maxMs, mode}) => {
-  Math.seedrandom(seed);
-  if (mode !== null) core.setDataMode(mode);
-  if (maxMs !== null) core.EPISODE_MAX_TIME = maxMs;
-  core.startEpisodeReal();
-  core.cover_div.onclick = null;  // the cover returns when the episode ends; a click on it must not restart
-  window.__uivenusEpisode = true;  // gone if the document is replaced (a link followed, a form reloading it)
-}"""
-_JS_READY = "() => WOB_TASK_READY === true"
-_JS_DOM = "() => core.getDOMInfo()"
-_JS_URL = "() => location.href"
-_JS_STATE = """() => {
-  if (window.__uivenusEpisode !== true) return null;
-  const u = core.getUtterance();
-  return {done: WOB_DONE_GLOBAL === true, raw_reward: WOB_RAW_REWARD_GLOBAL, reward: WOB_REWARD_GLOBAL,
-          reason: WOB_REWARD_REASON == null ? null : String(WOB_REWARD_REASON),
-          utterance: typeof u === "string" ? u : u.utterance};
-}"""
+_JS_START = page_script("uivenus.envs", "miniwob_start.js")
+_JS_READY = page_script("uivenus.envs", "miniwob_ready.js")
+_JS_DOM = page_script("uivenus.envs", "miniwob_dom.js")
+_JS_URL = page_script("uivenus.envs", "miniwob_url.js")
+_JS_STATE = page_script("uivenus.envs", "miniwob_state.js")
 
 #: Actions that would take the page away from its task (the page cannot grade what it no longer shows).
 _LEAVING = (PressBack, PressHome, Launch)
@@ -164,16 +152,16 @@ class MiniWoBEnv(BrowserEnv):
         A page that has left its task (a link followed, a form that reloaded the document) can no longer grade
         the episode: it is over, with reward 0 and a reason saying where the page went.
         """
-        state = self._evaluate(_JS_STATE, None)
+        state = self.query_dom(_JS_STATE)
         if state is None:
-            url = self._evaluate(_JS_URL, None)
+            url = self.query_dom(_JS_URL)
             return {"done": True, "raw_reward": 0, "reward": 0, "reason": f"the page left its task for {url}",
                     "utterance": self._utterance}
         return state
 
     def dom(self) -> Mapping[str, Any]:
         """`core.getDOMInfo()`: the task's element tree with boxes (left, top, width, height) in screen pixels."""
-        return self._evaluate(_JS_DOM, None)
+        return self.query_dom(_JS_DOM)
 
     def close(self) -> None:
         super().close()
@@ -201,12 +189,12 @@ class MiniWoBEnv(BrowserEnv):
         page.add_style_tag(content=_CSS_LOCK)
         try:
             page.wait_for_selector("#sync-task-cover", state="attached", timeout=timeout_ms)
-            page.evaluate(_JS_START, start)
-            page.wait_for_function(_JS_READY, timeout=timeout_ms)
+            page.evaluate(_JS_START.source, start)
+            page.wait_for_function(_JS_READY.source, timeout=timeout_ms)
         except PlaywrightTimeout:
             raise MiniWoBError(f"{task.id}: the page did not become ready within {cfg.ready_timeout_s}s; "
                                "raise MiniWoBConfig.ready_timeout_s on a loaded machine") from None
-        self._utterance = page.evaluate(_JS_STATE)["utterance"]
+        self._utterance = page.evaluate(_JS_STATE.source)["utterance"]
         self._settle(self._live())
 
 

@@ -1,0 +1,2 @@
+// Whether any element matches a selector (visible or not).
+(selector) => document.querySelector(selector) !== null

@@ -1,0 +1,2 @@
+// The task's element tree with boxes (core.getDOMInfo()).
+() => core.getDOMInfo()
