@@ -15,6 +15,9 @@ label carries the rule that gave it and can be checked by hand:
 - on_goal: the target's text or the typed text shares a word with the task's instruction.
 - judge: the vote of step judges (`VlmJudge.judge_step`, or anything with `judge_step`) when given.
 
+The measures themselves (page probes, screen change, same action, intent, goal words) are signals.py's; this
+module gathers them per step, online or offline, and decides the label.
+
 The rule table, first match wins (`label_step` returns the label and "<rule>: <why>"):
 
     invalid         no action parsed, or it was rejected / did not execute       -> INCORRECT
@@ -38,41 +41,32 @@ offline (`label_trajectory`, after the fact, from a stored episode).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
-from PIL import Image, ImageChops
+from PIL import Image
 
-from uivenus.actions.grammar import ParseError, format_action, parse_action, parse_response
+from uivenus.actions.grammar import ParseError, format_action, parse_action
 from uivenus.actions.space import Action, ActionError, ActionType, CallUser, Type, iter_points
-from uivenus.envs.base import EnvError
 from uivenus.records import Step, TaskSpec, Trajectory
 from uivenus.store import StoreError, screenshot
 from uivenus.verify.base import StepEvidence, StepLabel, Verdict, VerifyError, Vote
 from uivenus.verify.keypoints import extract_key_points, key_point_texts
+from uivenus.verify.signals import (
+    CHANGE_THRESHOLD, HIT_KEY, HIT_TEST_JS, SCREEN_TEXT_JS, SCREEN_TEXT_KEY, action_fields, hit_test,
+    intent_consistency, on_goal, page_probe, read_screen_text, same_action, screen_change, screen_changes, think_text,
+)
 from uivenus.verify.voting import aggregate, as_verdict
 
-__all__ = [
+__all__ = [  # the signals (signals.py) are re-exported: callers from before the split import them from here
     "CHANGE_THRESHOLD", "HIT_KEY", "HIT_TEST_JS", "LabelledStep", "SCREEN_TEXT_JS", "SCREEN_TEXT_KEY", "STEP_RULES",
     "StepJudge", "StepRule", "StepSignals", "StepVerifier", "hit_test", "intent_consistency", "label_step",
     "label_trajectory", "load_screens", "on_goal", "page_probe", "read_screen_text", "same_action", "screen_change",
     "screen_changes", "step_evidence", "step_history_line", "think_text",
 ]
 
-#: Where a recorder keeps, in `Step.info`, the DOM probe at the action's point and the text the screen showed.
-HIT_KEY = "hit"
-SCREEN_TEXT_KEY = "screen_text"
-#: A step changed the screen when more than this share of its pixels changed visibly (see `screen_change`).
-CHANGE_THRESHOLD = 0.0005
-#: A pixel changed visibly when its grey level moved by more than this (0–255); below it is antialiasing noise.
-PIXEL_TOLERANCE = 12
-#: Screens are compared at this width at most (a toggle flipping still covers dozens of pixels there).
-COMPARE_WIDTH = 320
-#: Two pointer actions are the same when each point is within this many pixels of the other's.
-SAME_POINT_PX = 8
 #: How far back a loop is looked for, and how many unchanged earlier tries make the next one a loop.
 LOOP_WINDOW = 6
 LOOP_REPEATS = 2
@@ -80,177 +74,6 @@ LOOP_REPEATS = 2
 #: Pointer actions that act on what lies under their point (the hit test is meaningful for these).
 _ACTING = frozenset({ActionType.CLICK, ActionType.DOUBLE_CLICK, ActionType.TRIPLE_CLICK, ActionType.RIGHT_CLICK,
                      ActionType.MIDDLE_CLICK, ActionType.LONG_PRESS, ActionType.SELECT_OPTION})
-_STOPWORDS = frozenset(
-    "the a an and or of to in on at for with from by my your this that these those it its is are be then into "
-    "next step will now click tap press type enter button field page screen off".split())
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_QUOTED = re.compile(r'"([^"]{1,80})"|“([^”]{1,80})”|(?<!\w)\'([^\']{1,80})\'(?!\w)')
-#: Screen lines this short are UI labels (button captions, titles) a think text may name.
-_LABEL_WORDS = 4
-
-
-# --- reading a live page ------------------------------------------------------------------------------
-
-#: What lies under a point: the nearest actionable ancestor (control, role, onclick, pointer cursor) or the bare
-#: element, with its text; read-only.
-HIT_TEST_JS = r"""
-(point) => {
-  const clean = (s) => (s || "").replace(/\s+/g, " ").trim().slice(0, 160);
-  const el = document.elementFromPoint(point[0], point[1]);
-  if (!el) return {interactive: false, disabled: false, tag: null, role: null, text: "", testid: null, why: "nothing"};
-  const controls = "button, a[href], input, select, textarea, label, summary, option, [role=button], [role=link], " +
-    "[role=menuitem], [role=switch], [role=checkbox], [role=radio], [role=tab], [role=option], [role=slider], " +
-    "[onclick], [contenteditable=true]";
-  let hit = el.closest(controls), why = hit ? "control" : null;
-  for (let e = el; !hit && e && e !== document.body && e !== document.documentElement; e = e.parentElement) {
-    if (getComputedStyle(e).cursor === "pointer" || typeof e.onclick === "function" || e.tabIndex >= 0) {
-      hit = e; why = "pointer";
-    }
-  }
-  const target = hit || el;
-  const disabled = !!(hit && (hit.disabled || hit.getAttribute("aria-disabled") === "true"));
-  const text = clean(target.innerText || target.value || target.getAttribute("aria-label") ||
-    target.getAttribute("placeholder") || target.getAttribute("title"));
-  return {interactive: !!hit && !disabled, disabled, tag: target.tagName.toLowerCase(),
-          role: target.getAttribute("role"), text, testid: (target.dataset && target.dataset.testid) || null,
-          why: why || "plain element"};
-}
-"""
-
-#: The text a reader of the screenshot would see: text inside the viewport (and field values, or placeholders of
-#: empty fields), grouped into visual rows read left to right.
-SCREEN_TEXT_JS = r"""
-() => {
-  const W = innerWidth, H = innerHeight, items = [];
-  const shown = (r) => r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < H && r.left < W;
-  const clean = (s) => (s || "").replace(/\s+/g, " ").trim();
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    const text = clean(n.nodeValue), parent = n.parentElement;
-    if (!text || !parent || parent.closest("select, script, style, noscript")) continue;
-    const style = getComputedStyle(parent);
-    if (style.visibility === "hidden" || Number(style.opacity) === 0) continue;
-    const range = document.createRange();
-    range.selectNodeContents(n);
-    const r = range.getBoundingClientRect();
-    if (shown(r)) items.push([r.top, r.left, r.height, text]);
-  }
-  for (const el of document.querySelectorAll("input, textarea, select")) {
-    const r = el.getBoundingClientRect();
-    if (!shown(r) || getComputedStyle(el).visibility === "hidden") continue;
-    let text = "";
-    if (el.tagName === "SELECT") text = el.selectedOptions.length ? el.selectedOptions[0].text : "";
-    else if (!/^(checkbox|radio|range|hidden|submit|button|reset)$/i.test(el.type || "")) {
-      text = el.type === "password" ? "•".repeat(el.value.length) : (el.value || el.placeholder || "");
-    } else if (/^(submit|button|reset)$/i.test(el.type || "")) text = el.value || "";
-    if (clean(text)) items.push([r.top + r.height / 2 - 8, r.left + 4, 16, clean(text)]);
-  }
-  items.sort((a, b) => (a[0] + a[2] / 2) - (b[0] + b[2] / 2) || a[1] - b[1]);
-  const rows = [];
-  for (const item of items) {
-    const centre = item[0] + item[2] / 2, last = rows[rows.length - 1];
-    if (last && Math.abs(centre - last.centre) <= Math.max(item[2], 8) / 2) last.items.push(item);
-    else rows.push({centre, items: [item]});
-  }
-  return rows.map((row) => row.items.sort((a, b) => a[1] - b[1]).map((i) => i[3]).join(" ")).join("\n");
-}
-"""
-
-
-def page_probe(env: Any, script: str, arg: Any = None) -> Any:
-    """Run a read-only `script` on a browser env's page (through the channel its DOM queries use); None when the
-    env has no DOM or the page was being replaced mid-read."""
-    evaluate = getattr(env, "_evaluate", None)
-    if not callable(evaluate):
-        return None
-    try:
-        return evaluate(script, arg)
-    except EnvError:
-        return None
-
-
-def hit_test(env: Any, point: tuple[float, float]) -> Mapping[str, Any] | None:
-    """What lies under `point` on a browser env's live page (see `HIT_TEST_JS`); None without a DOM."""
-    return page_probe(env, HIT_TEST_JS, [float(point[0]), float(point[1])])
-
-
-def read_screen_text(env: Any) -> str | None:
-    """The visible text of a browser env's screen, row by row (see `SCREEN_TEXT_JS`); None without a DOM."""
-    return page_probe(env, SCREEN_TEXT_JS)
-
-
-# --- pure signals -------------------------------------------------------------------------------------
-
-def screen_change(before: Image.Image, after: Image.Image) -> float:
-    """Share of pixels (compared in grey at most `COMPARE_WIDTH` wide) whose level moved by more than
-    `PIXEL_TOLERANCE`; 1.0 when the screens differ in size."""
-    if before.size != after.size:
-        return 1.0
-    width, height = before.size
-    scale = min(1.0, COMPARE_WIDTH / width)
-    size = (max(1, round(width * scale)), max(1, round(height * scale)))
-    a, b = (image.convert("L").resize(size, Image.Resampling.BOX) for image in (before, after))
-    diff = ImageChops.difference(a, b).point(lambda v: 255 if v > PIXEL_TOLERANCE else 0)
-    return diff.histogram()[255] / (size[0] * size[1])
-
-
-def _fields(action: Action) -> dict[str, Any]:
-    data = action.to_dict()
-    for name, _ in iter_points(action):
-        data.pop(name, None)
-    return data
-
-
-def same_action(a: Action, b: Action, radius: float = SAME_POINT_PX) -> bool:
-    """Same type, same non-point fields (text, keys, direction), and every point within `radius` pixels."""
-    if a.type is not b.type or _fields(a) != _fields(b):
-        return False
-    pa, pb = [p for _, p in iter_points(a)], [p for _, p in iter_points(b)]
-    return len(pa) == len(pb) and all(abs(x1 - x2) <= radius and abs(y1 - y2) <= radius
-                                      for (x1, y1), (x2, y2) in zip(pa, pb, strict=True))
-
-
-def _words(text: str) -> set[str]:
-    """Content words, lower-cased, a plural `s` dropped ("contacts" meets "contact")."""
-    out = set()
-    for word in _WORD.findall(text.casefold()):
-        if (len(word) < 3 and not word.isdigit()) or word in _STOPWORDS:
-            continue
-        out.add(word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)
-    return out
-
-
-def _acted_text(action: Action, target: str | None) -> str | None:
-    """What an action acts on or enters, as text: the typed text of a Type, the target's text of a pointer action."""
-    if isinstance(action, Type):
-        return action.content
-    return target or None
-
-
-def on_goal(action: Action, target: str | None, instruction: str) -> bool | None:
-    """Does what the action acts on (its target's text) or enters (typed text) share a word with the task?"""
-    text = _acted_text(action, target)
-    if not text:
-        return None
-    return bool(_words(text) & _words(instruction))
-
-
-def intent_consistency(intent: str | None, action: Action, target: str | None,
-                       screen_text: str | None = None) -> bool | None:
-    """True when the think text names what the action acts on (or types); False when it names something else
-    that is on the screen (a quoted name, a short on-screen label) but not that; None when it names nothing."""
-    acted = _acted_text(action, target)
-    if not intent or not acted:
-        return None
-    think = _words(intent)
-    if think & _words(acted):
-        return True
-    named = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(intent)]
-    for line in (screen_text or "").splitlines():
-        words = _words(line)
-        if words and len(line.split()) <= _LABEL_WORDS and words <= think:
-            named.append(line)
-    return False if any(_words(name) for name in named) else None
 
 
 # --- signals and the rule table -----------------------------------------------------------------------
@@ -388,17 +211,6 @@ def _target_text(step: Step) -> str | None:
     return None
 
 
-def think_text(response: str | None) -> str | None:
-    """The <think> part of a model reply (leniently read); None when there is none."""
-    if not response:
-        return None
-    try:
-        return parse_response(response, lenient=True).think
-    except (ParseError, ActionError):
-        match = re.search(r"<think>(.*?)</think>", response, re.DOTALL)
-        return match.group(1) if match else None
-
-
 def step_history_line(step: Step) -> str:
     """A factual line about one step (never the agent's own words): what ran, on what, and whether it worked."""
     action = step.action
@@ -410,7 +222,7 @@ def step_history_line(step: Step) -> str:
     if points and action.type in _ACTING | {ActionType.HOVER}:
         x, y = points[0]
         what = f"{action.type.value} at ({x:g}, {y:g})"
-        extra = {k: v for k, v in _fields(action).items() if k != "type"}
+        extra = {k: v for k, v in action_fields(action).items() if k != "type"}
         if extra:
             what += " " + ", ".join(f"{k}={v!r}" for k, v in extra.items())
     else:
@@ -433,12 +245,6 @@ def load_screens(trajectory: Trajectory, episode_dir: str | Path) -> list[Image.
         except StoreError:
             out.append(None)
     return out
-
-
-def screen_changes(screens: Sequence[Image.Image | None]) -> list[float | None]:
-    """Change from each step's screen to the next one's; None where either is missing (the last step)."""
-    return [screen_change(a, b) if a is not None and b is not None else None
-            for a, b in zip(screens, [*screens[1:], None], strict=True)]
 
 
 def _loop_count(actions: Sequence[Action | None], changed: Sequence[bool | None], index: int,
