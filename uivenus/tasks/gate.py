@@ -124,7 +124,7 @@ class _SandboxExecutor:
         return out
 
     def _one(self, task: SynthTask) -> Execution:
-        from uivenus.tasks.explore import page_facts
+        from uivenus.tasks.explore_page import page_facts
 
         try:
             runnable = sandbox_task(task)
