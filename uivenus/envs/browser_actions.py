@@ -33,10 +33,6 @@ from uivenus.envs.traffic import Traffic
 from uivenus.records import TaskSpec
 
 
-class BrowserActionError(EnvError):
-    """The browser could not carry out an action (no <select> there, unknown app, bad URL, …)."""
-
-
 #: Hotkey key names (lower-cased) -> Playwright key names; single characters pass through.
 PLAYWRIGHT_KEYS: Mapping[str, str] = {
     "ctrl": "Control", "control": "Control", "alt": "Alt", "option": "Alt", "shift": "Shift",
@@ -57,6 +53,10 @@ PLAYWRIGHT_KEYS: Mapping[str, str] = {
 _WHEEL: Mapping[Direction, tuple[int, int]] = {
     Direction.UP: (0, -1), Direction.DOWN: (0, 1), Direction.LEFT: (-1, 0), Direction.RIGHT: (1, 0),
 }
+
+
+class BrowserActionError(EnvError):
+    """The browser could not carry out an action (no <select> there, unknown app, bad URL, …)."""
 
 
 def playwright_key(key: str) -> str:
