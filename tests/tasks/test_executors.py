@@ -19,7 +19,7 @@ from uivenus.tasks.executors import (
     EXECUTORS, Executor, ExecutorError, ProcessPoolExecutorBackend, RayExecutor, make_executor,
 )
 from uivenus.tasks.functions import app_model
-from uivenus.tasks.pipeline import Collector
+from uivenus.tasks.collect import Collector
 from uivenus.tasks.spec import SynthTask, TaskKind
 from uivenus.tasks.synthesis import build_task, compose, phrase_call
 

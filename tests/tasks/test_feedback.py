@@ -21,7 +21,7 @@ from uivenus.tasks.feedback import (
 )
 from uivenus.tasks.functions import app_model
 from uivenus.tasks.gate import Execution, Gate, RejectionCode
-from uivenus.tasks.pipeline import FEEDBACK_FILE, Pipeline
+from uivenus.tasks.rounds import FEEDBACK_FILE, Pipeline
 from uivenus.tasks.spec import SynthTask, TaskKind
 from uivenus.tasks.synthesis import TemplateSynthesizer, build_task, compose, phrase_call
 
