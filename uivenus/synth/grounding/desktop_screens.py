@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from uivenus.synth.grounding import components as c
 from uivenus.synth.grounding import vocab
-from uivenus.synth.grounding.components import Page, esc
+from uivenus.synth.grounding.components import esc
 from uivenus.synth.grounding.icons import icon_svg
+from uivenus.synth.grounding.page import Page
 from uivenus.synth.grounding.scenes import DESKTOP_SCENES, dialog_overlay, fill_rows
 
 __all__ = ["macos_screen", "windows_screen"]

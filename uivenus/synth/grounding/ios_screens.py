@@ -11,8 +11,9 @@ from collections.abc import Mapping
 
 from uivenus.synth.grounding import components as c
 from uivenus.synth.grounding import vocab
-from uivenus.synth.grounding.components import Page, esc
+from uivenus.synth.grounding.components import esc
 from uivenus.synth.grounding.icons import ICONS, icon_svg
+from uivenus.synth.grounding.page import Page
 from uivenus.synth.grounding.scenes import Scene, dialog_overlay, fill_rows
 
 __all__ = ["IOS_SCENES", "ios_screen"]

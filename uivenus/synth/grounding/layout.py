@@ -16,9 +16,10 @@ from dataclasses import dataclass
 
 from uivenus.synth.grounding import components as c
 from uivenus.synth.grounding import vocab
-from uivenus.synth.grounding.components import Element, Group, Page, esc
+from uivenus.synth.grounding.components import esc
 from uivenus.synth.grounding.desktop_screens import macos_screen, windows_screen
 from uivenus.synth.grounding.ios_screens import ios_screen
+from uivenus.synth.grounding.page import Element, Group, Page
 from uivenus.synth.grounding.scenes import dialog_overlay
 from uivenus.synth.grounding.styles import Size, Theme, document, pick_theme
 from uivenus.synth.grounding.web_screens import web_screen

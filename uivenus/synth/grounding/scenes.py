@@ -14,8 +14,9 @@ from collections.abc import Callable, Mapping
 
 from uivenus.synth.grounding import components as c
 from uivenus.synth.grounding import vocab
-from uivenus.synth.grounding.components import Page, esc
+from uivenus.synth.grounding.components import esc
 from uivenus.synth.grounding.icons import icon_svg
+from uivenus.synth.grounding.page import Page
 
 __all__ = ["DESKTOP_SCENES", "Scene", "dialog_overlay", "fill_rows"]
 

@@ -12,8 +12,9 @@ from collections.abc import Mapping
 
 from uivenus.synth.grounding import components as c
 from uivenus.synth.grounding import vocab
-from uivenus.synth.grounding.components import Page, esc
+from uivenus.synth.grounding.components import esc
 from uivenus.synth.grounding.icons import icon_svg
+from uivenus.synth.grounding.page import Page
 from uivenus.synth.grounding.scenes import Scene, dialog_overlay, fill_rows, scene_cards, scene_dashboard, scene_table
 
 __all__ = ["WEB_SCENES", "web_screen"]
