@@ -10,7 +10,6 @@ docs ANCHORS.md), so each annotation format (ScreenSpot v1/v2/Pro, OSWorld-G, ou
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ from PIL import Image
 
 from uivenus.agent.policies import AnswerKey
 from uivenus.agent.policies.oracle import polygon_interior_point
+from uivenus.records import read_json_list
 
 __all__ = [
     "GROUNDING_FORMATS", "SIZE_BUCKETS", "UNKNOWN", "Box", "BoxForm", "GroundingDataError",
@@ -449,12 +449,7 @@ def load_grounding(data: Path | str, images: Path | str | None = None, format: s
     sizes: dict[Path, tuple[int, int]] = {}
     items: list[GroundingItem] = []
     for file in files:
-        try:
-            records = json.loads(file.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise GroundingDataError(f"{file} is not valid JSON: {exc}") from None
-        if not isinstance(records, list):
-            raise GroundingDataError(f"{file} must hold a JSON list of {format} records")
+        records = read_json_list(file, GroundingDataError, f"{format} records")
         for index, record in enumerate(records):
             if not isinstance(record, Mapping):
                 raise GroundingDataError(f"{file} item {index}: expected a JSON object, got {type(record).__name__}")

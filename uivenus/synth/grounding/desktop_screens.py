@@ -28,6 +28,27 @@ def _context_menu(p: Page, x_max: float, y_max: float, y_min: float = 0) -> str:
     return c.dropdown(p, items, shortcut_prefix=None, style=f"left:{x:.0f}px;top:{y:.0f}px")
 
 
+def _window(box: tuple[float, float, float, float], radius: str, head: str, sidebar: str, content: str,
+            status: str) -> str:
+    """An app window at `box` (left, top, width, height in px): its head (title bar, toolbars), then the sidebar and
+    the scene side by side, then the status bar."""
+    left, top, w, h = box
+    return (
+        f'<div class="window" style="left:{left:.0f}px;top:{top:.0f}px;width:{w:.0f}px;height:{h:.0f}px;{radius}">'
+        f'{head}<div class="body">{sidebar}<div class="main">{content}</div></div>{status}</div>'
+    )
+
+
+def _desktop_overlay(p: Page, open_title: str | None, x_max: float, y_max: float, y_min: float = 0) -> str:
+    """Now and then a dialog or a context menu on top of the desktop; none while a menu is open."""
+    roll = p.rng.random()
+    if roll < 0.15 and not open_title:
+        return dialog_overlay(p)
+    if roll < 0.27 and not open_title:
+        return _context_menu(p, x_max, y_max, y_min)
+    return ""
+
+
 def _wallpaper_icons(p: Page, top_px: float, right: bool) -> str:
     n = p.rng.randint(2, 5)
     items = "".join(
@@ -112,16 +133,8 @@ def macos_screen(p: Page) -> str:
         c.statusbar(p, [f"{rng.randint(3, 240)} items", f"{p.value('size')} available"]) if rng.random() < 0.3 else ""
     )
     content = DESKTOP_SCENES[scene](p, w_rem - side_w, h_rem - 5)
-    window = (
-        f'<div class="window" style="left:{left:.0f}px;top:{top:.0f}px;width:{w:.0f}px;height:{h:.0f}px;{radius}">'
-        f'{head}<div class="body">{sidebar}<div class="main">{content}</div></div>{status}</div>'
-    )
-    overlay = ""
-    roll = rng.random()
-    if roll < 0.15 and not open_title:
-        overlay = dialog_overlay(p)
-    elif roll < 0.27 and not open_title:
-        overlay = _context_menu(p, width, height - dock_h, bar_h)
+    window = _window((left, top, w, h), radius, head, sidebar, content, status)
+    overlay = _desktop_overlay(p, open_title, width, height - dock_h, bar_h)
     dock = ""
     if has_dock:
         apps = p.pick(vocab.IOS_APPS, rng.randint(6, min(16, int(width / (3.8 * r)))))
@@ -216,16 +229,8 @@ def windows_screen(p: Page) -> str:
         c.statusbar(p, [f"{rng.randint(2, 500)} items", f"{rng.randint(1, 9)} selected"]) if rng.random() < 0.4 else ""
     )
     radius = "border-radius:0" if maximized else ""
-    window = (
-        f'<div class="window" style="left:{left:.0f}px;top:{top:.0f}px;width:{w:.0f}px;height:{h:.0f}px;{radius}">'
-        f'{title}{bars}{address}<div class="body">{sidebar}<div class="main">{content}</div></div>{status}</div>'
-    )
-    overlay = ""
-    roll = rng.random()
-    if roll < 0.15 and not open_title:
-        overlay = dialog_overlay(p)
-    elif roll < 0.27 and not open_title:
-        overlay = _context_menu(p, width, height - bar_h)
+    window = _window((left, top, w, h), radius, f"{title}{bars}{address}", sidebar, content, status)
+    overlay = _desktop_overlay(p, open_title, width, height - bar_h)
     desk_icons = _wallpaper_icons(p, 0, right=False) if not maximized and left > 9 * r and rng.random() < 0.5 else ""
     return f'<div class="screen desk">{desk_icons}{window}{_taskbar(p)}{overlay}</div>'
 
