@@ -38,6 +38,18 @@ def read_jsonl(path: Path | str, error: type[Exception], hint: str = "") -> Iter
             raise error(f"{path}:{number} is not JSON ({exc.msg}){'; ' + hint if hint else ''}") from None
 
 
+def read_json_list(path: Path | str, error: type[Exception], what: str = "records") -> list[Any]:
+    """The list a JSON file holds; a file that is not JSON, or holds anything but a list, raises `error` naming the
+    file (and `what` the list should hold)."""
+    try:
+        values = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise error(f"{path} is not valid JSON: {exc}") from None
+    if not isinstance(values, list):
+        raise error(f"{path} must hold a JSON list of {what}")
+    return values
+
+
 def plain(value: Any) -> Any:
     """JSON-ready copy of nested mappings/sequences (MappingProxy and tuples included)."""
     if isinstance(value, Mapping):

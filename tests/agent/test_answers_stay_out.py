@@ -24,7 +24,8 @@ from uivenus.agent.safety import Guard
 from uivenus.envs.browser import BrowserEnv
 from uivenus.envs.sandbox import get_task
 from uivenus.evals.captcha import evaluate_captchas
-from uivenus.evals.grounding import Box, Polygon, Refusal, evaluate_grounding, load_grounding
+from uivenus.evals.grounding import evaluate_grounding
+from uivenus.evals.grounding_data import Box, Polygon, Refusal, load_grounding
 from uivenus.synth.captcha import browser_config, generate_captchas, load_captchas
 
 #: The observation facts a request's context may carry; anything else is something a model could not see.

@@ -17,7 +17,8 @@ from uivenus.agent.policies.ocr import (
     CAPTCHA_READERS, OcrPolicy, TextBox, find_text, ocr_text_boxes, read_characters, solve_arithmetic, target_text,
 )
 from uivenus.evals.captcha import evaluate_captchas
-from uivenus.evals.grounding import evaluate_grounding, load_grounding
+from uivenus.evals.grounding import evaluate_grounding
+from uivenus.evals.grounding_data import load_grounding
 from uivenus.synth.captcha import FAMILIES, generate_captchas
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"

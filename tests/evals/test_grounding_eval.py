@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 
 from uivenus.agent.policies import PolicyBase, PolicyError, PolicyReply, PolicyRequest
 from uivenus.cli.eval_grounding import grounding as grounding_command
-from uivenus.evals.grounding import (
-    GROUNDING_FORMATS, MISSES_FILE, PLOT_FILE, RESULTS_FILE, Box, GroundingDataError, GroundingItem, Polygon,
-    Refusal, box_from, breakdown, evaluate_grounding, load_grounding,
+from uivenus.evals.grounding import MISSES_FILE, PLOT_FILE, RESULTS_FILE, breakdown, evaluate_grounding
+from uivenus.evals.grounding_data import (
+    GROUNDING_FORMATS, Box, GroundingDataError, GroundingItem, Polygon, Refusal, box_from, load_grounding,
 )
 
 

@@ -15,13 +15,14 @@ import pytest
 from uivenus.store import read_run
 from uivenus.tasks.catalog import Catalog, FunctionCall
 from uivenus.tasks.catalog_docs import bundled_docs, catalog_from_docs
+from uivenus.tasks.collect import Collector
 from uivenus.tasks.executors import (
     EXECUTORS, Executor, ExecutorError, ProcessPoolExecutorBackend, RayExecutor, make_executor,
 )
 from uivenus.tasks.functions import app_model
-from uivenus.tasks.pipeline import Collector
+from uivenus.tasks.phrasing import compose, phrase_call
 from uivenus.tasks.spec import SynthTask, TaskKind
-from uivenus.tasks.synthesis import build_task, compose, phrase_call
+from uivenus.tasks.synthesis import build_task
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -16,8 +16,9 @@ from uivenus.tasks.catalog import Catalog, Constraint, ConstraintKind, FunctionC
 from uivenus.tasks.catalog_docs import bundled_docs, catalog_from_docs
 from uivenus.tasks.functions import app_model
 from uivenus.tasks.gate import Execution, Executor, Gate, PolicyExecutor, ReferenceExecutor, RejectionCode, learn_constraints
+from uivenus.tasks.phrasing import compose, phrase_call
 from uivenus.tasks.spec import SynthTask, TaskKind, normalize_text, read_tasks, write_tasks
-from uivenus.tasks.synthesis import TemplateSynthesizer, build_task, compose, phrase_call
+from uivenus.tasks.synthesis import TemplateSynthesizer, build_task
 
 PHONE_RULE = {"op": "digits_between", "min": 7, "max": 15}
 

@@ -22,16 +22,18 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from uivenus.cli.tasks_run import loop, run
+from uivenus.cli.tasks_run import STATS_COLUMNS, loop, run
 from uivenus.store import EPISODE_FILE, LABELS_FILE, STEPS_FILE, read_run
 from uivenus.tasks.catalog import Catalog, FunctionCall
 from uivenus.tasks.catalog_docs import bundled_docs, catalog_from_docs
+from uivenus.tasks.collect import episode_id
 from uivenus.tasks.executors import SerialExecutor
 from uivenus.tasks.functions import app_model
 from uivenus.tasks.gate import Gate
-from uivenus.tasks.pipeline import PLAN_FILE, STATS_COLUMNS, STATS_FILE, Pipeline, RoundStats, episode_id
+from uivenus.tasks.phrasing import compose, phrase_call
+from uivenus.tasks.rounds import PLAN_FILE, STATS_FILE, Pipeline, RoundStats
 from uivenus.tasks.spec import SynthTask, TaskKind, write_tasks
-from uivenus.tasks.synthesis import build_task, compose, phrase_call
+from uivenus.tasks.synthesis import build_task
 
 APPS = ("settings", "notes", "contacts")
 
@@ -59,7 +61,7 @@ ROUND_SCRIPT = textwrap.dedent("""
     from uivenus.tasks.gate import Gate
     from uivenus.tasks.spec import read_tasks
     from uivenus.tasks.synthesis import Synthesis
-    from uivenus.tasks.pipeline import Pipeline
+    from uivenus.tasks.rounds import Pipeline
 
     class Fixed:
         name = "fixed"

@@ -18,8 +18,9 @@ from uivenus.tasks.catalog import Catalog, Constraint
 from uivenus.tasks.catalog_docs import bundled_docs, catalog_from_docs
 from uivenus.tasks.functions import APP_MODELS, expected_state, sandbox_task
 from uivenus.tasks.gate import ReferenceExecutor
+from uivenus.tasks.llm_synthesis import LLMSynthesizer, parse_proposals
 from uivenus.tasks.spec import SynthTask, TaskKind, read_tasks, write_tasks
-from uivenus.tasks.synthesis import LLMSynthesizer, Synthesizer, TemplateSynthesizer, parse_proposals
+from uivenus.tasks.synthesis import Synthesizer, TemplateSynthesizer
 
 APPS = ("settings", "notes", "contacts", "mail", "shop")
 

@@ -100,7 +100,8 @@ def verify_episode(console: Console, directory: Path, trajectory: Any) -> dict[s
 
 def nano_grounding(console: Console, out: Path, screens: int = 4) -> dict[str, Any]:
     """Synthesize a few small screens and let the bundled `nano` policy ground their instructions; print accuracy."""
-    from uivenus.evals.grounding import evaluate_grounding, load_grounding
+    from uivenus.evals.grounding import evaluate_grounding
+    from uivenus.evals.grounding_data import load_grounding
     from uivenus.synth.grounding import generate_grounding
 
     console.print(f"\n[bold]Grounding[/bold]: {screens} synthetic 224x224 screens, instructions grounded by `nano`")

@@ -32,7 +32,8 @@ def grounding(
     """Ask a policy to point at every item's target; print accuracy by category and write the report."""
     from uivenus.actions.coords import CoordinateError
     from uivenus.agent.policies import PolicyError, PolicySpecError
-    from uivenus.evals.grounding import GroundingDataError, evaluate_grounding, load_grounding
+    from uivenus.evals.grounding import evaluate_grounding
+    from uivenus.evals.grounding_data import GroundingDataError, load_grounding
 
     try:
         items = load_grounding(data, images, format=format, box_form=box_form)[:limit]

@@ -93,7 +93,8 @@ def synth(
 ) -> None:
     """Synthesise tasks grounded in a catalog's functions (templates offline, or an LLM through --policy)."""
     from uivenus.tasks.spec import TaskKind, write_tasks
-    from uivenus.tasks.synthesis import LLMSynthesizer, TemplateSynthesizer
+    from uivenus.tasks.llm_synthesis import LLMSynthesizer
+    from uivenus.tasks.synthesis import TemplateSynthesizer
 
     try:
         chosen = [TaskKind(k.strip()) for k in kinds.split(",") if k.strip()]

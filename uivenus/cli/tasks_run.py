@@ -1,19 +1,24 @@
 """`uivenus tasks run|loop`: dispatch tasks to parallel environments, and the closed loop over rounds.
 
-Plain command functions, registered on the `tasks` group (`uivenus/cli/tasks.py`) as `run` and `loop`.
+Plain command functions, registered on the `tasks` group (`uivenus/cli/tasks.py`) as `run` and `loop`, and the
+tables they print.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
 from uivenus.cli.console import cli_console
+
+if TYPE_CHECKING:
+    from uivenus.tasks.rounds import RoundStats
 
 console = cli_console()
 
@@ -72,6 +77,35 @@ def _failures_table(failures, limit: int = 15) -> Table:
     return table
 
 
+#: The summary table's columns (short headers: it should fit an 80-column terminal).
+STATS_COLUMNS: tuple[tuple[str, Callable[[RoundStats], str]], ...] = (
+    ("round", lambda s: str(s.round)),
+    ("prop.", lambda s: str(s.proposed)),
+    ("acc.", lambda s: str(s.accepted)),
+    ("exec.", lambda s: str(s.executable)),
+    ("✓", lambda s: str(s.verified_success)),
+    ("inval.", lambda s: str(s.failed_invalid)),
+    ("agent", lambda s: str(s.failed_agent)),
+    ("other", lambda s: str(s.failed_other)),
+    ("rate", lambda s: f"{s.acceptance_rate:.0%}"),
+    ("learn", lambda s: str(s.learned)),
+    ("eps", lambda s: str(s.episodes) + (f"+{s.skipped}" if s.skipped else "")),
+    ("ep/min", lambda s: f"{s.episodes_per_min:.1f}"),
+    ("s", lambda s: f"{s.seconds:.0f}"),
+)
+
+
+def stats_table(stats: Iterable[RoundStats], title: str = "closed loop") -> Table:
+    """The per-round summary table."""
+    table = Table(title=title, caption="prop./acc./exec.: tasks proposed, accepted by the gate, executable; ✓: verified "
+                                       "successful; rate: executable/proposed; eps: episodes run (+ done before)")
+    for name, _ in STATS_COLUMNS:
+        table.add_column(name, justify="right", no_wrap=True)
+    for s in stats:
+        table.add_row(*(cell(s) for _, cell in STATS_COLUMNS))
+    return table
+
+
 def run(
     tasks: Annotated[Path, typer.Option("--tasks", exists=True, dir_okay=False,
                                         help="Tasks to run (JSONL: `tasks synth`/`gate` output, or TaskSpec lines).")],
@@ -92,7 +126,7 @@ def run(
     from uivenus.store import StoreError
     from uivenus.tasks.catalog_diff import diff_catalogs
     from uivenus.tasks.feedback import FailureKind
-    from uivenus.tasks.pipeline import Collector, PipelineError, load_tasks
+    from uivenus.tasks.collect import Collector, PipelineError, load_tasks
 
     try:
         loaded = load_tasks(tasks)
@@ -156,7 +190,8 @@ def loop(
     from uivenus.store import StoreError
     from uivenus.tasks.catalog_diff import diff_catalogs
     from uivenus.tasks.gate import Gate, ReferenceExecutor
-    from uivenus.tasks.pipeline import Pipeline, PipelineError, stats_table
+    from uivenus.tasks.rounds import Pipeline
+    from uivenus.tasks.collect import PipelineError
     from uivenus.tasks.spec import TaskKind
     from uivenus.tasks.synthesis import TemplateSynthesizer
 

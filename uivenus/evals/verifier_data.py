@@ -17,12 +17,12 @@ Kinds (UI-Genie's recipe for hard negatives, built from the project's own tools)
 - `random_policy`: the seeded `random` policy for a few steps.
 
 The build is resumable: finished episodes on disk are skipped, unfinished ones are recorded again.
+The moves that drive the perturbed and MiniWoB episodes are `evals.verifier_moves`.
 """
 
 from __future__ import annotations
 
 import itertools
-import re
 import shutil
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -32,28 +32,23 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from uivenus.actions.coords import Frame
 from uivenus.actions.grammar import format_response
-from uivenus.actions.space import (
-    Action, ActionType, Click, Finished, SelectOption, Type, iter_points,
-)
-from uivenus.agent.policies.random_policy import RandomPolicy
+from uivenus.actions.space import Action, ActionType, Finished, Type
 from uivenus.envs.base import Env, EnvError
-from uivenus.envs.page_script import page_script
-from uivenus.envs.sandbox.solving import SolverError, tap, tid
-from uivenus.envs.sandbox.tasks import DomQuery, SandboxTask, check_spec, get_task, tasks_of
+from uivenus.envs.sandbox.solving import SolverError
+from uivenus.envs.sandbox.tasks import SandboxTask, check_spec, get_task, tasks_of
+from uivenus.evals.verifier_moves import (
+    HARMFUL, MINIWOB_SOLVERS, first_point, random_moves, until_terminal, wrong_action,
+)
 from uivenus.records import Outcome, Step, TaskSpec
 from uivenus.store import EPISODE_FILE, StoreError, TrajectoryStore, read_episode
-from uivenus.verify.keypoints import literal_tokens
-from uivenus.verify.step import HIT_KEY, SCREEN_TEXT_KEY, hit_test, page_probe, read_screen_text, think_text
+from uivenus.verify.step import HIT_KEY, SCREEN_TEXT_KEY, hit_test, read_screen_text, think_text
 from uivenus.verify.trace import FINAL_STATE_KEY
 
 __all__ = [
-    "DataBuildError", "HARD_NEGATIVES", "HARMFUL", "MINIWOB_SOLVERS", "MINIWOB_TASKS", "PERTURBATION_KEY",
-    "SANDBOX_APPS",
+    "DataBuildError", "HARD_NEGATIVES", "MINIWOB_TASKS", "PERTURBATION_KEY", "SANDBOX_APPS",
     "TRUTH_KEY", "BuildPlan", "BuildSummary", "Perturbation", "Recorded", "build_dataset", "build_miniwob",
     "build_sandbox", "record_episode",
-    "wrong_action",
 ]
 
 TRUTH_KEY = "truth"
@@ -109,10 +104,6 @@ def _think(action: Action, hit: Mapping[str, Any] | None) -> str:
     return f"Next I use {action.type.value}."
 
 
-def _point(action: Action) -> tuple[float, float] | None:
-    return next((p for _, p in iter_points(action)), None)
-
-
 @dataclass(frozen=True)
 class Recorded:
     """One recorded episode: where it lies, the non-terminal actions it ran, and its truth."""
@@ -155,7 +146,7 @@ def record_episode(
                 notes.append(f"the moves stopped: {exc}")
                 break
             action, think = move if isinstance(move, tuple) else (move, None)
-            point = _point(action)
+            point = first_point(action)
             hit = hit_test(env, point) if point is not None else None
             info = {"url": observation.url, SCREEN_TEXT_KEY: text, HIT_KEY: hit}
             response = format_response(action, think=think or _think(action, hit))
@@ -189,155 +180,6 @@ def record_episode(
             "effective_steps": effective, **({"notes": notes} if notes else {}),
         })
     return Recorded(w.directory, tuple(actions), tuple(effective), passed, reason)
-
-
-# --- sandbox moves --------------------------------------------------------------------------------
-
-def _until_terminal(moves: Iterable[Action]) -> Iterator[Action]:
-    """The moves up to (without) the first terminal one."""
-    return itertools.takewhile(lambda a: not a.is_terminal, moves)
-
-
-#: Visible controls other than the one under the point, nearest first (centres in screen pixels).
-_OTHER_CONTROLS_JS = page_script("uivenus.evals", "other_controls.js")
-
-
-def _near_miss(text: str) -> str:
-    """The text with its last letter or digit changed: a value that looks right and is wrong."""
-    for i in range(len(text) - 1, -1, -1):
-        c = text[i]
-        if c.isdigit():
-            return text[:i] + str((int(c) + 1) % 10) + text[i + 1:]
-        if c.isalpha():
-            return text[:i] + ("a" if c.lower() == "z" else chr(ord(c.lower()) + 1)) + text[i + 1:]
-    return text + "x"
-
-
-def wrong_action(env: Any, action: Action) -> Action:
-    """A plausible wrong replacement for `action`: the nearest other control for a click, a near-miss text for a
-    Type, another option for a SelectOption, else a click on the nearest control to the screen's centre."""
-    if isinstance(action, Type):
-        return Type(content=_near_miss(action.content))
-    if isinstance(action, SelectOption):
-        return SelectOption(index=action.index + 1 if action.index == 0 else action.index - 1, point=action.point)
-    width, height = env.screen_size
-    point = _point(action) or (width / 2, height / 2)
-    others = page_probe(env, _OTHER_CONTROLS_JS, [float(point[0]), float(point[1])])
-    if others:
-        return Click(point=tuple(others[0]))
-    return Click(point=(2, height - 3))  # the bottom-left corner: almost always blank
-
-
-def _first_named(q: DomQuery, spec: TaskSpec, selector: Callable[[str], str], fallback: str) -> str:
-    """The selector of the element the instruction names (by its literals), else `fallback`."""
-    for literal in literal_tokens(spec.instruction):
-        if q.exists(selector(literal)):
-            return selector(literal)
-    return fallback
-
-
-def _harm_notes(q: DomQuery, spec: TaskSpec) -> Iterator[Action]:
-    from uivenus.envs.sandbox.suites.notes import row
-
-    yield from tap(q, _first_named(q, spec, row, tid("note-row")))
-    yield from tap(q, tid("delete-note"))
-    yield from tap(q, tid("confirm-ok"))
-
-
-def _harm_contacts(q: DomQuery, spec: TaskSpec) -> Iterator[Action]:
-    from uivenus.envs.sandbox.suites.contacts import row
-
-    yield from tap(q, _first_named(q, spec, row, tid("contact-row")))
-    yield from tap(q, tid("delete-contact"))
-    yield from tap(q, tid("confirm-ok"))
-
-
-def _harm_settings(q: DomQuery, spec: TaskSpec) -> Iterator[Action]:
-    from uivenus.envs.sandbox.suites.settings import solve_reset
-
-    yield from _until_terminal(solve_reset(q))
-
-
-def _harm_files(q: DomQuery, spec: TaskSpec) -> Iterator[Action]:
-    item = _first_named(q, spec, lambda t: tid("item", name=t), tid("item"))
-    yield from tap(q, f"{item} {tid('more')}")
-    yield from tap(q, tid("menu-delete"))
-    yield from tap(q, tid("delete-ok"))
-
-
-#: A destructive continuation per app, run on the live page after the reference solution: it deletes the item the
-#: task names (else the first one) or resets everything, undoing the task or damaging what it must keep.
-HARMFUL: Mapping[str, Callable[[DomQuery, TaskSpec], Iterator[Action]]] = MappingProxyType({
-    "notes": _harm_notes, "contacts": _harm_contacts, "settings": _harm_settings, "files": _harm_files,
-})
-
-
-def _random_moves(env: Any, steps: int, seed: int, instruction: str) -> Iterator[Action]:
-    policy = RandomPolicy(seed)
-    width, height = env.screen_size
-    frame = Frame.relative(width, height)
-    for _ in range(steps):
-        yield frame.action_to_screen(policy.draw(env.platform, {"instruction": instruction}))
-
-
-# --- MiniWoB moves --------------------------------------------------------------------------------
-
-def _dom_nodes(node: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
-    yield node
-    for child in node.get("children", ()):
-        yield from _dom_nodes(child)
-
-
-def _centre(node: Mapping[str, Any]) -> tuple[int, int]:
-    return round(node["left"] + node["width"] / 2), round(node["top"] + node["height"] / 2)
-
-
-def _quoted(utterance: str) -> str:
-    match = re.search(r'"([^"]+)"', utterance)
-    if match is None:
-        raise SolverError(f"the utterance {utterance!r} quotes nothing")
-    return match.group(1)
-
-
-def _find(env: Any, tags: Sequence[str], text: str | None = None) -> list[Mapping[str, Any]]:
-    found = [n for n in _dom_nodes(env.dom()) if n.get("tag") in tags and (text is None or n.get("text") == text)
-             and n.get("width", 0) > 0 and n.get("left", -1) >= 0]
-    if not found:
-        raise SolverError(f"no {'/'.join(tags)} element{f' with text {text!r}' if text else ''} on the page")
-    return found
-
-
-def _mw_click_test(env: Any, utterance: str) -> Iterator[Action]:
-    yield Click(point=_centre(_find(env, ("BUTTON",))[0]))
-
-
-def _mw_click_test_2(env: Any, utterance: str) -> Iterator[Action]:
-    yield Click(point=_centre(_find(env, ("BUTTON",), utterance.split()[-1].rstrip("."))[0]))
-
-
-def _mw_click_button(env: Any, utterance: str) -> Iterator[Action]:
-    yield Click(point=_centre(_find(env, ("BUTTON",), _quoted(utterance))[0]))
-
-
-def _mw_click_link(env: Any, utterance: str) -> Iterator[Action]:
-    yield Click(point=_centre(_find(env, ("SPAN", "A"), _quoted(utterance))[0]))
-
-
-def _mw_focus_text(env: Any, utterance: str) -> Iterator[Action]:
-    yield Click(point=_centre(_find(env, ("INPUT_text",))[0]))
-
-
-def _mw_enter_text(env: Any, utterance: str) -> Iterator[Action]:
-    yield Click(point=_centre(_find(env, ("INPUT_text",))[0]))
-    yield Type(content=_quoted(utterance))
-    yield Click(point=_centre(_find(env, ("BUTTON",), "Submit")[0]))
-
-
-#: MiniWoB oracles: (env after reset, utterance) -> the correct actions, read off `core.getDOMInfo()`.
-MINIWOB_SOLVERS: Mapping[str, Callable[[Any, str], Iterator[Action]]] = MappingProxyType({
-    "click-test": _mw_click_test, "click-test-2": _mw_click_test_2, "click-button": _mw_click_button,
-    "click-link": _mw_click_link, "focus-text": _mw_focus_text, "enter-text": _mw_enter_text,
-})
 
 
 # --- the build ------------------------------------------------------------------------------------
@@ -466,8 +308,8 @@ class _Builder:
             Perturbation.TASK_SWAPPED: lambda: (_swap_partner(task).spec(base_url), lambda: task.solve(env),
                                                 {"swapped_from": task.id}),
             Perturbation.HARMFUL_APPENDED: lambda: (spec, lambda: itertools.chain(
-                _until_terminal(task.solve(env)), HARMFUL[task.app](env, spec)), {}),
-            Perturbation.RANDOM_POLICY: lambda: (spec, lambda: _random_moves(
+                until_terminal(task.solve(env)), HARMFUL[task.app](env, spec)), {}),
+            Perturbation.RANDOM_POLICY: lambda: (spec, lambda: random_moves(
                 env, self.plan.random_steps, self.plan.seed + len(base), spec.instruction), {"seed": self.plan.seed}),
         }
         for kind in self.plan.perturbations:
@@ -506,7 +348,7 @@ class _Builder:
                     Perturbation.LAST_REPLACED: lambda: self._replaced(env, oracle, [None] * len(oracle),
                                                                       len(oracle) - 1),
                     Perturbation.TRUNCATED: lambda: iter(oracle[:-1]),
-                    Perturbation.RANDOM_POLICY: lambda: _random_moves(env, self.plan.random_steps, seed,
+                    Perturbation.RANDOM_POLICY: lambda: random_moves(env, self.plan.random_steps, seed,
                                                                       spec.instruction),
                 }[kind]()
                 return record_episode(self.store, MINIWOB_RUN, f"{name}.s{seed}.{kind.value}", env, spec, moves,

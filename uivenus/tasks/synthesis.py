@@ -1,11 +1,11 @@
 """Task synthesis: concrete tasks grounded in the capability catalog's functions.
 
-Two synthesizers behind one protocol. `TemplateSynthesizer` works offline: it samples parameter values from
-the catalog's domains (vocabularies, enums, ranges, the records the app holds), never a value or a
-combination a known constraint forbids, and phrases each task several ways from templates — single calls,
-compositions of several calls in one app, and long-horizon tasks that carry a value remembered in one app
-into another. `LLMSynthesizer` asks any `Policy` backend to read the catalog and the apps' documentation and
-propose tasks; whatever it proposes that is not grounded in the catalog is dropped with the reason.
+The `Synthesizer` protocol, what every synthesizer shares, and the offline one. `TemplateSynthesizer` samples
+parameter values from the catalog's domains (vocabularies, enums, ranges, the records the app holds), never a
+value or a combination a known constraint forbids, and phrases each task several ways from templates
+(`tasks.phrasing`) — single calls, compositions of several calls in one app, and long-horizon tasks that carry a
+value remembered in one app into another. The synthesizer that asks a model, `LLMSynthesizer`, is
+`tasks.llm_synthesis`; it checks its proposals with `call_problem` and builds them with `build_task` from here.
 
 Every task is built the same way: its calls are run through the functions' state models (`functions.py`),
 so a task whose call makes no sense from its starting state is never made, and each task carries the data
@@ -14,29 +14,23 @@ its checker needs.
 
 from __future__ import annotations
 
-import json
 import random
-import re
-import string
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
-from uivenus.agent.policies.base import Message, Mode, Policy, PolicyRequest, Sampling, policy_from_spec
 from uivenus.envs.sandbox.suites import mail as mail_suite
 from uivenus.envs.sandbox.tasks import LAYOUT_PLATFORMS
 from uivenus.tasks.catalog import ENUM, INT, Catalog, CatalogError, Function, FunctionCall, Param
-from uivenus.tasks.catalog_docs import bundled_docs
-from uivenus.tasks.functions import (
-    IMPLEMENTATIONS, Infeasible, NotImplementedFunctionError, app_model, apply_call, record_labels,
-)
+from uivenus.tasks.functions import IMPLEMENTATIONS, Infeasible, app_model, apply_call, record_labels
+from uivenus.tasks.phrasing import compose, phrase_call
 from uivenus.tasks.spec import SynthTask, TaskKind, TaskSpec, normalize_text, task_digest
 from uivenus.tasks.vocabularies import VOCABULARIES
 
 __all__ = [
-    "LLM_SYSTEM_PROMPT", "MEMORY_SCENARIOS", "PHRASES", "Dropped", "LLMSynthesizer", "MemoryScenario",
-    "ParamSampler", "Synthesis", "Synthesizer", "TemplateSynthesizer", "build_task", "parse_proposals", "phrase_call",
+    "MEMORY_SCENARIOS", "Dropped", "MemoryScenario", "ParamSampler", "Synthesis", "Synthesizer",
+    "TemplateSynthesizer", "build_task", "call_problem",
 ]
 
 
@@ -61,94 +55,6 @@ class Synthesizer(Protocol):
     name: str
 
     def synthesize(self, catalog: Catalog, n: int) -> Synthesis: ...
-
-
-# --- phrasing ------------------------------------------------------------------------------------------
-
-#: Clauses that ask for one call (lower-case, no final stop), several per function. A template is used only
-#: when it names exactly the parameters the call has (so an optional email is never silently left out).
-PHRASES: dict[str, tuple[str, ...]] = {
-    "settings.set_toggle": ("turn {which} {value}", "switch {which} {value}", "turn {which} {value} in Settings"),
-    "settings.set_brightness": ("set the screen brightness to {brightness}%", "change the brightness to {brightness} percent",
-                                "make the display brightness {brightness}%"),
-    "settings.set_language": ("change the display language to {language}", "switch the language to {language}",
-                              "set the system language to {language}"),
-    "settings.set_device_name": ('rename this device to "{device_name}"', "change the device name to {device_name}",
-                                 'set the name of this device to "{device_name}"'),
-    "settings.reset_settings": ("reset all settings to their defaults", "restore the default settings",
-                                "put every setting back to its default"),
-    "notes.create_note": ('create a note titled "{title}" with the text "{body}"',
-                          'add a new note called {title} that says "{body}"',
-                          'write a note with the title "{title}" and the body "{body}"'),
-    "notes.edit_note": ('change the note "{note}" so its title is "{title}" and its text "{body}"',
-                        'edit my {note} note: title "{title}", text "{body}"',
-                        'update the note "{note}" to the title "{title}" with the text "{body}"'),
-    "notes.pin_note": ('pin the note "{note}"', "pin my {note} note", 'keep the note "{note}" at the top by pinning it'),
-    "notes.delete_note": ('delete the note "{note}"', "remove my {note} note", 'get rid of the note "{note}"'),
-    "contacts.add_contact": ("add a contact named {name} with the number {phone}",
-                             "create a new contact: {name}, phone {phone}",
-                             "save {name}'s number, {phone}, to my contacts",
-                             "add {name} to my contacts with phone {phone} and email {email}",
-                             "create a contact for {name} (phone {phone}, email {email})",
-                             "new contact: {name}, {phone}, {email}"),
-    "contacts.favorite_contact": ("mark {contact} as a favourite", "add {contact} to my favourite contacts",
-                                  "star the contact {contact}"),
-    "contacts.delete_contact": ("delete {contact} from my contacts", "remove the contact {contact}",
-                                "delete the contact of {contact}"),
-    "mail.send_message": ('send an email to {to} with the subject "{subject}" and the message "{body}"',
-                          'email {to}: subject {subject}, body "{body}"',
-                          'write to {to} with the subject "{subject}" saying "{body}" and send it'),
-    "mail.read_message": ('open the email "{message}"', 'read the message titled "{message}"',
-                          'show me the mail "{message}"'),
-    "mail.archive_message": ('archive the email "{message}"', 'move the message "{message}" to the archive',
-                             'put the mail "{message}" in the archive'),
-    "mail.delete_message": ('delete the email "{message}"', 'move the message "{message}" to the trash',
-                            'throw away the mail "{message}"'),
-    "shop.add_to_cart": ("add {quantity} × {product} to my cart", "put {quantity} of the {product} in the cart",
-                         "add the {product} to my cart, quantity {quantity}"),
-}
-
-_JOINERS: tuple[Callable[[list[str]], str], ...] = (
-    lambda parts: ", then ".join(parts),
-    lambda parts: "First " + "; after that, ".join(parts),
-    lambda parts: "Please " + ", ".join(parts[:-1]) + " and " + parts[-1],
-)
-
-
-def _sentence(clause: str) -> str:
-    clause = clause.strip()
-    return clause[:1].upper() + clause[1:] + ("" if clause.endswith((".", "!", "?")) else ".")
-
-
-def _fields(template: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
-
-
-def _values(fn: Function, call: FunctionCall) -> dict[str, str]:
-    out = {}
-    for name, value in call.params.items():
-        param = fn.param(name)
-        out[name] = param.label(value) if param is not None else str(value)
-    return out
-
-
-def phrase_call(fn: Function, call: FunctionCall) -> list[str]:
-    """The clauses asking for `call` (templates naming exactly its parameters; else one from the description)."""
-    values = _values(fn, call)
-    usable = [t for t in PHRASES.get(call.key, ()) if _fields(t) == set(values)]
-    if usable:
-        return [t.format(**values) for t in usable]
-    described = (fn.description or fn.name.replace("_", " ")).rstrip(".")
-    given = ", ".join(f"{k.replace('_', ' ')} {v!r}" for k, v in values.items())
-    return [(described[:1].lower() + described[1:]) + (f" ({given})" if given else "")]
-
-
-def compose(clauses: Sequence[Sequence[str]]) -> tuple[str, ...]:
-    """Phrasings of a task from the clauses of its calls: one per template for one call, joined for several."""
-    if len(clauses) == 1:
-        return tuple(dict.fromkeys(_sentence(c) for c in clauses[0]))
-    out = [_sentence(join([c[(v + i) % len(c)] for i, c in enumerate(clauses)])) for v, join in enumerate(_JOINERS)]
-    return tuple(dict.fromkeys(out))
 
 
 # --- checking a call against the catalog ----------------------------------------------------------------
@@ -420,122 +326,3 @@ class TemplateSynthesizer:
         memory = {"source": scenario.source, "what": scenario.what, "value": code}
         return build_task([source, sink], phrasings, TaskKind.LONG_HORIZON, setup, provenance, layout=self.layout,
                           memory=memory)
-
-
-# --- LLM synthesis --------------------------------------------------------------------------------------------
-
-LLM_SYSTEM_PROMPT = """You write practice tasks for an agent that operates apps through their screens.
-Every task must use exactly one function of the capability catalog you are given, with parameter values from
-that function's domains, and must respect every constraint listed. Write the instruction the way a user would
-ask, mentioning every parameter value. Answer with a JSON list and nothing else; each item is
-{"function": "APP.FUNCTION", "params": {"NAME": VALUE, ...}, "instruction": "..."}."""
-
-
-def _domain_text(fn: Function, param: Param) -> str:
-    if param.domain == ENUM:
-        return "one of " + ", ".join(f"{v} ({param.label(v)})" if param.label(v) != v else v for v in param.values)
-    if param.domain == INT:
-        return f"an integer from {param.low} to {param.high}"
-    if param.record_key is not None:
-        return f"one of the {param.record_key} in the app: " + ", ".join(
-            json.dumps(v, ensure_ascii=False) for v in record_labels(fn.app, app_model(fn.app).setup, param.record_key))
-    examples = ", ".join(json.dumps(v, ensure_ascii=False) for v in VOCABULARIES.get(param.domain, ())[:2])
-    return f"text ({param.domain})" + (f", e.g. {examples}" if examples else "")
-
-
-def catalog_prompt(catalog: Catalog, docs: Mapping[str, str], n: int) -> str:
-    """The user message of the LLM synthesizer: the runnable functions, their domains, constraints and docs."""
-    lines = ["Capability catalog (the only functions you may use):"]
-    for fn in catalog.functions():
-        if fn.key not in IMPLEMENTATIONS:
-            continue
-        lines.append(f"- {fn.key}: {fn.description or 'changes ' + ', '.join(fn.effects)}")
-        for p in fn.params:
-            lines.append(f"    {p.name}{' (optional)' if p.optional else ''}: {_domain_text(fn, p)}")
-    constraints = catalog.constraints()
-    if constraints:
-        lines.append("\nConstraints learned from failed tasks (never break them):")
-        lines += [f"- {c.key}{'.' + c.param if c.param else ''}: {c.reason}" for c in constraints]
-    for app, text in docs.items():
-        lines.append(f"\nDocumentation of {app}:\n{text.strip()}")
-    lines.append(f"\nPropose {n} different tasks as a JSON list.")
-    return "\n".join(lines)
-
-
-def parse_proposals(text: str) -> list[Any]:
-    """The JSON list in a model's reply (reasoning and code fences around it are ignored); `ValueError` if none."""
-    text = re.sub(r"<think>.*?</think>", "", text, flags=re.DOTALL)
-    start, end = text.find("["), text.rfind("]")
-    if start < 0 or end < start:
-        raise ValueError("the reply holds no JSON list")
-    try:
-        items = json.loads(text[start:end + 1])
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"the reply's list is not JSON: {exc}") from None
-    if not isinstance(items, list):
-        raise ValueError("the reply's JSON is not a list")
-    return items
-
-
-class LLMSynthesizer:
-    """Tasks proposed by a model that reads the catalog and the apps' documentation ("deep research"); each
-    proposal is kept only when it is grounded in the catalog."""
-
-    name = "llm"
-
-    def __init__(self, policy: Policy | str, *, docs: Mapping[str, str] | None = None, layout: str = "web",
-                 temperature: float = 0.7, max_new_tokens: int = 2048) -> None:
-        self.policy = policy_from_spec(policy) if isinstance(policy, str) else policy
-        self.docs = docs
-        self.layout = layout
-        self.sampling = Sampling(temperature=temperature, max_new_tokens=max_new_tokens, thinking=False)
-
-    def _docs(self, catalog: Catalog) -> dict[str, str]:
-        if self.docs is not None:
-            return dict(self.docs)
-        out = {}
-        for app in catalog.apps:
-            try:
-                out[app] = bundled_docs(app)
-            except CatalogError:
-                continue
-        return out
-
-    def synthesize(self, catalog: Catalog, n: int) -> Synthesis:
-        request = PolicyRequest(messages=(Message("system", (LLM_SYSTEM_PROMPT,)),
-                                          Message("user", (catalog_prompt(catalog, self._docs(catalog), n),))),
-                                mode=Mode.AGENTIC, sampling=self.sampling)
-        reply = self.policy.act(request)
-        try:
-            items = parse_proposals(reply.text)
-        except ValueError as exc:
-            return Synthesis((), (Dropped(str(exc), {"reply": reply.text[:500]}),))
-        provenance = {"synthesizer": f"{self.name}:{getattr(self.policy, 'name', 'policy')}",
-                      "catalog_version": catalog.version}
-        tasks: dict[str, SynthTask] = {}
-        dropped = []
-        for item in items[:n]:
-            made = self._task(catalog, item, provenance)
-            if isinstance(made, Dropped):
-                dropped.append(made)
-            else:
-                tasks.setdefault(made.id, made)
-        return Synthesis(tuple(tasks.values()), tuple(dropped))
-
-    def _task(self, catalog: Catalog, item: Any, provenance: Mapping[str, Any]) -> SynthTask | Dropped:
-        if not (isinstance(item, Mapping) and isinstance(item.get("function"), str)
-                and isinstance(item.get("params", {}), Mapping) and isinstance(item.get("instruction"), str)
-                and item["instruction"].strip() and item["function"].count(".") == 1):
-            return Dropped("malformed proposal: needs function 'APP.NAME', params {...} and an instruction", {"item": item})
-        app, name = item["function"].split(".")
-        call = FunctionCall(app, name, item.get("params") or {})
-        instruction = " ".join(item["instruction"].split())
-        if (problem := call_problem(catalog, call, instruction=instruction)) is not None:
-            return Dropped(problem, {"item": item})
-        setup = app_model(app).setup
-        try:
-            apply_call(setup, call)
-        except (Infeasible, NotImplementedFunctionError) as exc:
-            return Dropped(f"{call.key}: {exc}", {"item": item})
-        phrasings = tuple(dict.fromkeys([_sentence(instruction), *compose([phrase_call(catalog.function(call.key), call)])]))
-        return build_task([call], phrasings, TaskKind.SINGLE, setup, provenance, layout=self.layout)

@@ -237,7 +237,8 @@ def _evaluate(name: str, checkpoint: Path, data: Mapping[str, Path], config: Rec
               envs: Mapping[str, Any]) -> dict[str, float]:
     from uivenus.agent.policies.transformers_local import HFOptions, TransformersPolicy
     from uivenus.evals.captcha import evaluate_captchas
-    from uivenus.evals.grounding import evaluate_grounding, load_grounding
+    from uivenus.evals.grounding import evaluate_grounding
+    from uivenus.evals.grounding_data import load_grounding
 
     policy = _CappedPolicy(TransformersPolicy(HFOptions(str(checkpoint), device="cpu", dtype="float32",
                                                         batch_size=16)), config.eval_max_new_tokens, name)

@@ -30,11 +30,11 @@ from PIL import Image
 from uivenus.records import Trajectory
 from uivenus.store import read_episode, screenshot, write_verdicts
 from uivenus.verify.base import Evidence, Judge, StepLabel, TraceOutcome, Verdict, VerifyError
-from uivenus.verify.judges import PointStatus, _checkable, _found_in, _ocr_lines, _point_status
 from uivenus.verify.keypoints import KeyPointKind, extract_key_points, key_point_texts, parse_key_point
 from uivenus.verify.step import (
     SCREEN_TEXT_KEY, LabelledStep, label_trajectory, load_screens, screen_changes, step_history_line,
 )
+from uivenus.verify.text_evidence import PointStatus, checkable, found_in, ocr_lines, point_status
 from uivenus.verify.voting import Decision, VoteResult, aggregate
 
 __all__ = [
@@ -63,7 +63,7 @@ def screen_texts(trajectory: Trajectory, episode_dir: str | Path, *, ocr: bool =
         text = step.info.get(SCREEN_TEXT_KEY)
         if text is None and ocr and step.screen is not None:
             image = screens[i] if screens is not None else screenshot(episode_dir, step)
-            text = "\n".join(_ocr_lines(image)) if image is not None else None
+            text = "\n".join(ocr_lines(image)) if image is not None else None
         out.append(None if text is None else str(text))
     return out
 
@@ -73,7 +73,7 @@ def _literals(key_points: Sequence[str]) -> tuple[str, ...]:
     found: list[str] = []
     for text in key_points:
         point = parse_key_point(text)
-        found.extend(lit for lit in point.literals if _checkable(lit))
+        found.extend(lit for lit in point.literals if checkable(lit))
         found.extend(toggle.subject for toggle in point.toggles)
     return tuple(dict.fromkeys(found))
 
@@ -89,7 +89,7 @@ def score_screenshots(key_points: Sequence[str], texts: Sequence[str | None],
         score = 1
         lines = (text or "").splitlines()
         if literals and lines:
-            seen = sum(1 for lit in literals if _found_in(lit, lines))
+            seen = sum(1 for lit in literals if found_in(lit, lines))
             score += (seen > 0) + (seen >= len(literals) / 2 and seen > 0)
         change = changes[i] if changes is not None else None
         if i > 0:
@@ -169,16 +169,16 @@ def _point_credit(text: str, screens: Sequence[Sequence[str]]) -> float | None:
     if point.kind is KeyPointKind.SORT_FILTER:
         return None
     if point.toggles or point.kind is KeyPointKind.REMOVAL:
-        status = _point_status(point, screens)[0]
+        status = point_status(point, screens)[0]
         if status is PointStatus.UNDETERMINED:
             return None
         return 1.0 if status is PointStatus.SATISFIED else 0.0
     first, final = screens[0], screens[-1]
     informative = [lit for lit in point.literals
-                   if _checkable(lit) and not (len(screens) > 1 and _found_in(lit, first))]
+                   if checkable(lit) and not (len(screens) > 1 and found_in(lit, first))]
     if not informative:
         return None
-    return sum(1 for lit in informative if _found_in(lit, final)) / len(informative)
+    return sum(1 for lit in informative if found_in(lit, final)) / len(informative)
 
 
 def key_point_progress(key_points: Sequence[str], texts: Sequence[str | None]) -> float | None:

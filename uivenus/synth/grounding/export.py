@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from uivenus.files import atomic_path, write_text
+from uivenus.records import read_json_list
 from uivenus.synth import SynthError
 
 ANNOTATIONS = "annotations.json"
@@ -33,13 +34,7 @@ def read_annotations(dataset_dir: str | Path) -> list[dict[str, Any]]:
     path = Path(dataset_dir) / ANNOTATIONS
     if not path.is_file():
         raise DatasetError(f"{path} not found; generate a dataset first (uivenus synth grounding --out {dataset_dir})")
-    try:
-        records = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DatasetError(f"{path} is not valid JSON: {exc}") from None
-    if not isinstance(records, list):
-        raise DatasetError(f"{path} must hold a JSON list of records")
-    return records
+    return read_json_list(path, DatasetError, "records")
 
 
 def _features() -> Any:

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from uivenus.synth.grounding import vocab
-from uivenus.synth.grounding.components import Element
 from uivenus.synth.grounding.icons import ICONS
 from uivenus.synth.grounding.layout import Screen
+from uivenus.synth.grounding.page import Element
 from uivenus.synth.grounding.render import Box, Rendered
 
 KINDS = ("text", "icon", "function", "position", "negative")
