@@ -60,6 +60,8 @@ CHANGE: Any = _Changed()
 
 @dataclass(frozen=True)
 class Change:
+    """The value at `path` changed (`CHANGE`: by `changed`) or set to `value`."""
+
     path: Path
     value: Any = CHANGE
     names: tuple[str, ...] = ()
@@ -67,12 +69,16 @@ class Change:
 
 @dataclass(frozen=True)
 class Drop:
+    """The list element or mapping key at `path` removed."""
+
     path: Path
     names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Insert:
+    """`item` appended to the list at `path`."""
+
     path: Path
     item: Any
     names: tuple[str, ...] = ()
@@ -284,12 +290,11 @@ def unnoticed(check: Checker, state: Any, edits: Iterable[Edit]) -> list[Finding
 
 def every_key(state: Any, path: Path = ()) -> list[Edit]:
     """A generic `Change` of every key of the mapping at `path`."""
-    node = _get(state, path) if path else state
-    return [Change((*path, key)) for key in node]
+    return [Change((*path, key)) for key in _get(state, path)]
 
 
-def record_fields(state: Any, path: Path, keys: Iterable[str], *, where: Callable[[Mapping[str, Any]], bool] | None = None,
-                  names: tuple[str, ...] = ()) -> list[Edit]:
+def record_fields(state: Any, path: Path, keys: Iterable[str], *,
+                  where: Callable[[Mapping[str, Any]], bool] | None = None, names: tuple[str, ...] = ()) -> list[Edit]:
     """A generic `Change` of each of `keys` in each record (mapping) of the list at `path` that has it (and that
     `where` accepts, when given)."""
     keys = tuple(keys)
