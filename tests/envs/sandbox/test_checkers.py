@@ -4,9 +4,9 @@ rejects each one-field change of that state with a verdict that names the field.
 The reference runs (test_apps_a/b) show that a checker passes the right work and fails doing nothing; neither
 shows that it compares every field (an order checker that ignored the shipping speed passed them all). The
 expected final states here are written from each task's instruction, apart from the checkers: the task's setup
-plus the edits the instruction asks for. Per app, `*_edits` say which fields its checkers must compare; what
-they leave out is deliberately unchecked (ids and dates the app picks, the catalogue, message bodies of mail
-the task does not touch). A new task fails `test_every_task_has_an_expected_final_state` until it has an entry.
+plus the edits the instruction asks for. Each app's builder below also lists the one-field edits its checkers
+must reject (`uivenus.envs.sandbox.mutations`); what it leaves out is deliberately unchecked (ids and dates the
+app picks, the catalogue, the bodies of mail the task does not touch). A new task fails `test_every_task_has_an_expected_final_state` until it has an entry.
 """
 
 from __future__ import annotations
