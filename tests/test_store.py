@@ -248,6 +248,68 @@ def test_a_corrupt_middle_line_is_an_error_naming_file_and_line(tmp_path):
         read_episode(tmp_path / "r" / "e")
 
 
+def _finished_episode(tmp_path, finish=True):
+    store = TrajectoryStore(tmp_path)
+    writer = store.episode("r", "e", TASK)
+    for step in sample_steps():
+        writer.append(step)
+    if finish:
+        writer.finish(Outcome.FINISHED)
+    else:
+        writer.close()
+    return store, tmp_path / "r" / "e"
+
+
+def _renumber(path, line_index, step_index):
+    lines = path.read_text().splitlines(keepends=True)
+    record = json.loads(lines[line_index])
+    record["index"] = step_index
+    lines[line_index] = json.dumps(record) + "\n"
+    path.write_text("".join(lines))
+
+
+@pytest.mark.parametrize("finish", [True, False], ids=["finished", "unfinished"])
+def test_a_middle_line_holding_another_step_number_is_an_error_naming_line_and_numbers(tmp_path, finish):
+    store, directory = _finished_episode(tmp_path, finish)
+    _renumber(directory / "steps.jsonl", 1, 5)  # well-formed JSON, a valid step: only its number is wrong
+    with pytest.raises(StoreError, match=r"steps\.jsonl line 2 holds step 5, expected 1; was it edited\?"):
+        read_episode(directory)
+    if not finish:
+        with pytest.raises(StoreError, match=r"line 2 holds step 5, expected 1"):
+            store.resume("r", "e")
+
+
+def test_swapped_step_lines_are_an_error(tmp_path):
+    _, directory = _finished_episode(tmp_path)
+    path = directory / "steps.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    lines[1], lines[2] = lines[2], lines[1]
+    path.write_text("".join(lines))
+    with pytest.raises(StoreError, match=r"line 2 holds step 2, expected 1"):
+        read_episode(directory)
+
+
+@pytest.mark.parametrize("n_steps", [3, 5, None])
+def test_an_episode_whose_step_count_disagrees_with_its_steps_is_an_error(tmp_path, n_steps):
+    _, directory = _finished_episode(tmp_path)
+    summary = json.loads((directory / "episode.json").read_text())
+    assert summary["n_steps"] == 4 and len(read_episode(directory).steps) == 4
+    summary["n_steps"] = n_steps
+    (directory / "episode.json").write_text(json.dumps(summary))
+    with pytest.raises(StoreError, match=rf"episode\.json says {n_steps} steps but steps\.jsonl holds 4 complete ones"):
+        read_episode(directory)
+
+
+def test_a_finished_episode_that_lost_its_last_step_line_is_an_error_not_a_shorter_episode(tmp_path):
+    _, directory = _finished_episode(tmp_path)
+    path = directory / "steps.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:-1]) + lines[-1][:10])  # the last line cut short, as by a crash
+    with pytest.raises(StoreError, match=r"says 4 steps but steps\.jsonl holds 3 complete ones \(steps\.jsonl line 4: "
+                                         r"dropped an incomplete last line"):
+        read_episode(directory)
+
+
 def test_verdicts_and_step_labels_are_merged_atomically(tmp_path):
     store = TrajectoryStore(tmp_path)
     directory = tmp_path / "r" / "e"

@@ -33,6 +33,40 @@ def test_point_in_box_includes_edges() -> None:
     assert not point_in_box((99.9, 210), BOX) and not point_in_box((120, 221), BOX)
 
 
+def _edge_points(box, edge: str):
+    """(a point on `edge`, one a hair outside it, one half a pixel outside it), midway along the edge."""
+    x1, y1, x2, y2 = box
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    on, outward = {"left": ((x1, cy), (-1, 0)), "right": ((x2, cy), (1, 0)),
+                   "top": ((cx, y1), (0, -1)), "bottom": ((cx, y2), (0, 1))}[edge]
+    hair = tuple(math.nextafter(c, c + d * math.inf) if d else c for c, d in zip(on, outward))
+    half = tuple(c + d * 0.5 for c, d in zip(on, outward))
+    return on, hair, half
+
+
+EDGES = ("left", "right", "top", "bottom")
+
+
+@pytest.mark.parametrize("edge", EDGES)
+def test_point_in_box_holds_on_each_edge_and_not_just_outside_it(edge: str) -> None:
+    on, hair, half = _edge_points(BOX, edge)
+    inside = tuple((c + m) / 2 for c, m in zip(on, (120, 210)))  # halfway to the centre
+    assert point_in_box(on, BOX) and point_in_box(inside, BOX)
+    assert not point_in_box(hair, BOX) and not point_in_box(half, BOX)
+
+
+@pytest.mark.parametrize("edge", EDGES)
+def test_box_scored_click_reward_is_one_on_each_edge_and_zero_just_outside_it(edge: str) -> None:
+    ref = ReferenceAction(Click(point=(120, 210)), boxes={"point": BOX})
+    on, hair, half = _edge_points(BOX, edge)
+    assert action_reward(Click(point=on), ref, W, point="box").params == 1.0
+    for outside in (hair, half):
+        scored = action_reward(Click(point=outside), ref, W, point="box")
+        assert (scored.type, scored.params) == (1.0, 0.0), outside
+    assert grounding_reward(f"[{half[0]},{half[1]}]", BOX, W, point="box").params == 0.0
+    assert grounding_reward(f"[{on[0]},{on[1]}]", BOX, W, point="box").params == 1.0
+
+
 def test_degenerate_boxes_are_errors() -> None:
     with pytest.raises(RewardError, match="x1 < x2"):
         gaussian_point_reward((1, 1), (5, 5, 5, 9))

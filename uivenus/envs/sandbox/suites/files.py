@@ -47,14 +47,18 @@ CLUTTER = tuple(file(f"d{i}", name, "downloads") for i, name in enumerate((
 
 
 def paths(items: Sequence[Mapping[str, Any]]) -> set[str]:
-    """Every item as its full path from the top ("Documents/Contracts/", "Documents/report.txt")."""
+    """Every item as its full path from the top ("Documents/Contracts/", "Documents/report.txt"); an item in a
+    folder that does not exist is under "?<parent id>/", not at the top."""
     by_id = {i["id"]: i for i in items}
 
     def path(item: Mapping[str, Any]) -> str:
         parts = []
         while True:
             parts.append(item["name"])
-            if item["parent"] == ROOT or item["parent"] not in by_id:
+            if item["parent"] == ROOT:
+                break
+            if item["parent"] not in by_id:
+                parts.append(f"?{item['parent']}")
                 break
             item = by_id[item["parent"]]
         return "/".join(reversed(parts))

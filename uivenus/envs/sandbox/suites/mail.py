@@ -83,7 +83,7 @@ def _unchanged_except(setup: Sequence[Mapping[str, Any]], state: Mapping[str, An
         if m["id"] not in now:
             return failed(f"message {m['subject']!r} was deleted, but only {sorted(changed) or 'nothing'} should change")
         if now[m["id"]]["folder"] != m["folder"]:
-            return failed(f"message {m['subject']!r} moved from {m['folder']} to {now[m['id']]['folder']}")
+            return failed(f"message {m['subject']!r} moved from folder {m['folder']} to {now[m['id']]['folder']}")
     return None
 
 
@@ -91,9 +91,10 @@ def _one_sent(setup: Sequence[Mapping[str, Any]], state: Mapping[str, Any], to: 
               body: str | None = None, body_contains: str | None = None) -> CheckResult:
     sent = _new_sent(setup, state)
     if not sent:
-        return failed("no new message was sent")
+        return failed("no new message was sent (none is new in the sent folder)")
     if len(sent) > 1:
-        return failed(f"{len(sent)} messages were sent, expected exactly one (to {[m['to'] for m in sent]})")
+        listed = ", ".join(f"{m['subject']!r} to {m['to']}" for m in sent)
+        return failed(f"{len(sent)} messages were sent, expected exactly one: {listed}")
     m = sent[0]
     if _norm(m["to"]).lower() != to.lower():
         return failed(f"the message went to {m['to']!r}, expected {to!r}")
@@ -112,9 +113,10 @@ def _moved_to(setup: Sequence[Mapping[str, Any]], state: Mapping[str, Any], msg_
     now = {m["id"]: m for m in state.get("messages", [])}
     where = now[msg_id]["folder"] if msg_id in now else "gone"
     if where not in folders:
-        return failed(f"message {subject!r} is in {where}, expected {' or '.join(sorted(folders))}")
-    if _new_sent(setup, state):
-        return failed("a message was sent, but the task sends nothing")
+        shown = "deleted for good" if where == "gone" else f"in folder {where}"
+        return failed(f"message {subject!r} is {shown}, expected {' or '.join(sorted(folders))}")
+    if sent := _new_sent(setup, state):
+        return failed(f"message {sent[0]['subject']!r} was sent, but the task sends nothing")
     return _unchanged_except(setup, state, {msg_id}) or passed(f"message {subject!r} is in {where}")
 
 
