@@ -26,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,10 +42,11 @@ from uivenus.agent.policies.base import (
 from uivenus.agent.prompts import navigation_prompt
 from uivenus.agent.safety import Guard, GuardDecision, GuardMode
 from uivenus.envs.base import Env, EnvError, Observation, OffScreenError, PlatformMismatchError, StepResult
+from uivenus.envs.checks import Checker, SolverFactory, task_checker
 from uivenus.records import Outcome, Step, TaskSpec, Trajectory
 from uivenus.store import EpisodeWriter
 
-__all__ = ["CHECKERS", "SOLVERS", "LoopConfig", "LoopError", "reask_message", "run_episode"]
+__all__ = ["LoopConfig", "LoopError", "reask_message", "run_episode"]
 
 #: Frame kinds as the CLI spells them.
 FRAME_KINDS = tuple(kind.value for kind in FrameKind)
@@ -103,52 +104,7 @@ def reask_message(error: Exception) -> Message:
     ))
 
 
-# --- checkers run when the episode ends -----------------------------------------------------------
-
-def _sandbox_verdict(env: Env, task: TaskSpec) -> Mapping[str, Any]:
-    from uivenus.envs.sandbox.tasks import check_spec
-
-    try:
-        state = env.app_state()  # type: ignore[attr-defined]
-    except (EnvError, AttributeError) as exc:
-        return {"passed": False, "reason": f"no app state to check ({exc})"}
-    result = check_spec(task, state)
-    return {"passed": result.passed, "reason": result.reason}
-
-
-def _page_verdict(env: Env, task: TaskSpec) -> Mapping[str, Any]:
-    """The grade a self-grading page (MiniWoB++) gave the episode: done with a positive raw reward passes."""
-    state = dict(env.state())
-    return {**state, "passed": bool(state.get("done")) and float(state.get("raw_reward", 0)) > 0}
-
-
-#: Task check kind -> how the final state is judged (stored as the trajectory's verdict under that kind).
-CHECKERS: dict[str, Callable[[Env, TaskSpec], Mapping[str, Any]]] = {
-    "sandbox": _sandbox_verdict,
-    "miniwob": _page_verdict,
-}
-
-
 # --- answers, told only to policies that take them --------------------------------------------------
-
-_DOM_QUERY = ("center", "exists", "text", "app_state")
-
-SolverFactory = Callable[[Env, TaskSpec], Iterator[Action]]
-
-
-def _sandbox_solver(env: Env, task: TaskSpec) -> Iterator[Action]:
-    """A sandbox task's reference solution, live on `env`; it reads the page through the env's DOM queries."""
-    from uivenus.envs.sandbox.solving import SolverError
-    from uivenus.envs.sandbox.tasks import get_task
-
-    if not all(callable(getattr(env, name, None)) for name in _DOM_QUERY):
-        raise SolverError(f"{type(env).__name__} cannot query the page's DOM, which the sandbox solutions read")
-    return get_task(task.check["task"]).solve(env)  # type: ignore[arg-type, index]
-
-
-#: Task check kind -> the task's reference solution on the live env (an `AnswerKey.solver` for the oracle).
-SOLVERS: dict[str, SolverFactory] = {"sandbox": _sandbox_solver}
-
 
 def _started(make: SolverFactory, env: Env, task: TaskSpec) -> Iterator[Action]:
     """`make(env, task)`, built at the first action asked of it: only a policy that plays it pays for it (or fails
@@ -156,9 +112,9 @@ def _started(make: SolverFactory, env: Env, task: TaskSpec) -> Iterator[Action]:
     yield from make(env, task)
 
 
-def _answer_key(env: Env, task: TaskSpec) -> AnswerKey:
+def _answer_key(env: Env, task: TaskSpec, checker: Checker | None) -> AnswerKey:
     """What the loop tells answer-keyed policies about an episode of `task` just reset on `env`."""
-    make = SOLVERS.get((task.check or {}).get("kind", ""))
+    make = checker.solver if checker is not None else None
     return AnswerKey(solver=_started(make, env, task) if make is not None else None)
 
 
@@ -199,8 +155,8 @@ def _one_action(actions: tuple[Action, ...]) -> Action:
 
 class _Episode:
     def __init__(self, env: Env, policy: Policy, task: TaskSpec, config: LoopConfig, writer: EpisodeWriter | None,
-                 guard: Guard, memory: Memory) -> None:
-        self.env, self.policy, self.task, self.config = env, policy, task, config
+                 guard: Guard, memory: Memory, checker: Checker | None) -> None:
+        self.env, self.policy, self.task, self.config, self.checker = env, policy, task, config, checker
         self.writer, self.guard, self.memory = writer, guard, memory
         self.steps: list[Step] = []
         self.history: list[Turn] = []
@@ -219,7 +175,7 @@ class _Episode:
             return self.finish(Outcome.ERROR, error=f"reset failed: {type(exc).__name__}: {exc}")
         if not self.task.instruction and observation.info.get("instruction"):  # known only once the page is up
             self.task = self.task.with_instruction(str(observation.info["instruction"]))
-        self.answering = with_answers(self.policy, _answer_key(self.env, self.task))
+        self.answering = with_answers(self.policy, _answer_key(self.env, self.task, self.checker))
         budget = self.config.max_steps or self.task.max_steps
         for _ in range(budget):
             result = self.step(observation)
@@ -376,10 +332,8 @@ class _Episode:
 
     def finish(self, outcome: Outcome, *, answer: str | None = None, error: str | None = None) -> Trajectory:
         verdicts = {}
-        check = self.task.check or {}
-        checker = CHECKERS.get(check.get("kind", ""))
-        if checker is not None and outcome is not Outcome.ERROR:
-            verdicts[check["kind"]] = dict(checker(self.env, self.task))
+        if self.checker is not None and outcome is not Outcome.ERROR:
+            verdicts[self.checker.kind] = dict(self.checker.verdict(self.env, self.task))
         metadata: dict[str, Any] = {
             "policy": getattr(self.policy, "name", type(self.policy).__name__),
             "config": self.config.to_dict(),
@@ -410,11 +364,14 @@ def run_episode(
     """Reset `env` to `task` and let `policy` act until the episode ends; steps go to `writer` as they happen.
 
     `guard` defaults to `Guard(config.guard)` (in confirm mode nobody is asked, so consequential actions are
-    declined); `memory` defaults to an empty one. The writer is finished here. An exception that escapes the loop
+    declined); `memory` defaults to an empty one. The task's checker comes from the one check registry
+    (`uivenus.envs.checks`); a check kind without one raises `UnknownCheckKind` before the env is reset. The writer
+    is finished here. An exception that escapes the loop
     (a bug) finishes the episode as ERROR with its traceback, as `EpisodeWriter` does for any crash; Ctrl-C leaves
     it INCOMPLETE and resumable. Either way every completed step is on disk.
     """
     config = config or LoopConfig()
-    episode = _Episode(env, policy, task, config, writer, guard or Guard(config.guard), memory or Memory())
     with writer if writer is not None else contextlib.nullcontext():
+        checker = task_checker(task)  # UnknownCheckKind before anything runs: a task must not lose its verdict
+        episode = _Episode(env, policy, task, config, writer, guard or Guard(config.guard), memory or Memory(), checker)
         return episode.run()

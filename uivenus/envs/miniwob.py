@@ -22,8 +22,9 @@ from typing import Any
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from uivenus.actions.space import Action, Launch, Platform, PressBack, PressHome
-from uivenus.envs.base import Observation, SetupError
+from uivenus.envs.base import Env, Observation, SetupError
 from uivenus.envs.browser import BrowserActionError, BrowserConfig, BrowserEnv
+from uivenus.envs.checks import Checker, CheckOutcome, register_checker
 from uivenus.envs.sandbox.server import SandboxServer
 from uivenus.records import TaskSpec
 
@@ -216,3 +217,25 @@ def _episode(task: TaskSpec) -> Mapping[str, Any]:
     if not isinstance(episode, Mapping) or not isinstance(episode.get("task"), str):
         raise MiniWoBError(f"task {task.id} is not a MiniWoB episode; build it with miniwob_task(name, seed)")
     return episode
+
+
+# --- the page's own grade, as the "miniwob" check kind -------------------------------------------
+
+def page_verdict(env: Env, task: TaskSpec) -> Mapping[str, Any]:
+    """The grade the page gave the episode (its whole state): done with a positive raw reward passes."""
+    state = dict(env.state())
+    return {**state, "passed": bool(state.get("done")) and float(state.get("raw_reward", 0)) > 0}
+
+
+def page_state_check(task: TaskSpec, state: Mapping[str, Any]) -> CheckOutcome:
+    """The page's grade from a recorded `MiniWoBEnv.state()`: success when the raw reward is positive."""
+    raw = state.get("raw_reward")
+    if raw is None:
+        return CheckOutcome(None, "the state has no raw_reward (not a MiniWoB page?)")
+    if not state.get("done"):
+        return CheckOutcome(False, "the page never graded the episode (not done)")
+    reason = f"raw_reward {raw}" + (f" ({state['reason']})" if state.get("reason") else "")
+    return CheckOutcome(float(raw) > 0, reason)
+
+
+MINIWOB = register_checker(Checker("miniwob", page_verdict, page_state_check))
