@@ -17,7 +17,8 @@ from uivenus.actions.coords import CoordinateError
 from uivenus.actions.grammar import format_action
 from uivenus.actions.space import Action, Answer, CallUser, Finished, iter_points
 from uivenus.agent.policies.base import PolicyError
-from uivenus.agent.safety import GuardDecision, InjectionFlag
+from uivenus.agent.injection import InjectionFlag
+from uivenus.agent.safety import GuardDecision
 from uivenus.envs.base import EnvError, Observation, OffScreenError, PlatformMismatchError, StepResult
 from uivenus.records import Outcome
 

@@ -319,9 +319,9 @@ def run_episode(
     `guard` defaults to `Guard(config.guard)` (in confirm mode nobody is asked, so consequential actions are
     declined); `memory` defaults to an empty one. The task's checker comes from the one check registry
     (`uivenus.envs.checks`); a check kind without one raises `UnknownCheckKind` before the env is reset. The writer
-    is finished here. An exception that escapes the loop
-    (a bug) finishes the episode as ERROR with its traceback, as `EpisodeWriter` does for any crash; Ctrl-C leaves
-    it INCOMPLETE and resumable. Either way every completed step is on disk.
+    is finished here. An exception that escapes the loop (a bug) finishes the episode as ERROR with its traceback,
+    as `EpisodeWriter` does for any crash; Ctrl-C leaves it INCOMPLETE and resumable. Either way every completed
+    step is on disk.
     """
     config = config or LoopConfig()
     with writer if writer is not None else contextlib.nullcontext():

@@ -114,9 +114,15 @@ def _build_replace_word(p: Mapping[str, Any]) -> Piece:
     )
 
 
-def _solve_replace_word(desk: Desk, p: Mapping[str, Any]) -> Iterator[Action]:
-    name = PurePosixPath(p["file"]).name
+def _editor_on(desk: Desk, file: str) -> str:
+    """Wait until the editor that the task opened on `file` has the focus; returns its title (the file's name)."""
+    name = PurePosixPath(file).name
     desk.wait_focus(name, f"the editor on {name}")
+    return name
+
+
+def _solve_replace_word(desk: Desk, p: Mapping[str, Any]) -> Iterator[Action]:
+    name = _editor_on(desk, p["file"])
     yield Hotkey(keys=("ctrl", "h"))
     desk.wait_focus("Replace", "the Replace dialog")
     yield Type(content=p["old"])
@@ -166,8 +172,7 @@ def _build_append_save_as(p: Mapping[str, Any]) -> Piece:
 
 
 def _solve_append_save_as(desk: Desk, p: Mapping[str, Any]) -> Iterator[Action]:
-    name = PurePosixPath(p["file"]).name
-    desk.wait_focus(name, f"the editor on {name}")
+    _editor_on(desk, p["file"])
     yield Hotkey(keys=("ctrl", "end"))
     yield Type(content=("" if p["text"].endswith("\n") else "\n") + p["line"])
     yield Hotkey(keys=("ctrl", "shift", "s"))

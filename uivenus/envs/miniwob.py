@@ -8,7 +8,9 @@ actions are given in are one and the same; the rest of the page (reward display,
 and the document is kept from scrolling. The page grades itself: `state()` reads `WOB_DONE_GLOBAL`,
 `WOB_RAW_REWARD_GLOBAL` (±1), `WOB_REWARD_GLOBAL` (time-discounted) and `WOB_REWARD_REASON`. When an episode
 ends the page covers its area with the start cover; the env disarms the cover so that no later click can start
-a second episode over the first one's reward, and actions that would leave the page are refused.
+a second episode over the first one's reward, and actions that would leave the page are refused. The page's grade
+is the "miniwob" check kind (`page_verdict`, and `page_state_check` on a recorded state), registered here with the
+one check registry (`uivenus.envs.checks`).
 """
 
 from __future__ import annotations
