@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ from uivenus.actions.space import Click, Finished, PressRecent
 from uivenus.agent.loop import LoopConfig, run_episode
 from uivenus.agent.policies import PolicyBase, PolicyError, PolicyReply, PolicyRequest, Sampling, policy_from_spec
 from uivenus.cli import app
+from uivenus.envs.checks import UnknownCheckKind
 from uivenus.envs.sandbox import check_spec, get_task
 from uivenus.records import Outcome
 from uivenus.store import TrajectoryStore, read_episode, read_run
@@ -142,6 +144,17 @@ def test_a_failing_policy_ends_the_episode_as_error_without_losing_steps(web_env
     assert [s.executed for s in stored.steps] == [True, False]
     assert isinstance(stored.steps[0].action, Click) and stored.steps[1].error.startswith("PolicyError")
     assert (tmp_path / "r" / "e" / stored.steps[1].screen).is_file()
+
+
+def test_a_task_whose_check_kind_has_no_checker_fails_loudly(web_env, sandbox_server, tmp_path) -> None:
+    """Not a missing verdict: the episode never starts, and the store says why."""
+    spec = replace(get_task("notes/create_note").spec(sandbox_server.base_url, "web"), check={"kind": "pixels"})
+    script = Script("<action>Finished(content='done')</action>")
+    with pytest.raises(UnknownCheckKind, match=r"no checker for check kind 'pixels' \(known: .*sandbox"):
+        run_episode(web_env, script, spec, writer=TrajectoryStore(tmp_path).episode("r", "e", spec))
+    assert script.requests == []
+    stored = read_episode(tmp_path / "r" / "e")
+    assert stored.outcome is Outcome.ERROR and "UnknownCheckKind" in stored.metadata["error"]
 
 
 _KILLABLE = """

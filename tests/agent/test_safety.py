@@ -13,9 +13,9 @@ from uivenus.actions.grammar import format_response
 from uivenus.actions.space import Click, Finished, Launch, LaunchApp, Platform, Type
 from uivenus.agent.loop import run_episode
 from uivenus.agent.policies import PolicyBase, PolicyReply, PolicyRequest, policy_from_spec
-from uivenus.agent.safety import (
-    Category, Guard, GuardDecision, GuardError, OcrReader, Verdict, Where, luhn_valid, scan_injection,
-)
+from uivenus.agent.injection import scan_injection
+from uivenus.agent.safety import Guard, GuardDecision, GuardError, OcrReader, Verdict
+from uivenus.agent.safety_rules import Category, Where, luhn_valid
 from uivenus.envs.base import Observation
 from uivenus.envs.browser import BrowserEnv
 from uivenus.envs.sandbox import SandboxServer, get_task

@@ -13,9 +13,9 @@ import pytest
 from PIL import Image
 
 from uivenus.actions.space import Hotkey, Launch, LaunchApp, Platform, Type
-from uivenus.agent.safety import (
-    HOTKEY_RULES, INJECTION_PATTERNS, LAUNCH_RULES, RULES, Category, Guard, Verdict, Where, scan_injection,
-)
+from uivenus.agent.injection import INJECTION_PATTERNS, scan_injection
+from uivenus.agent.safety import Guard, Verdict
+from uivenus.agent.safety_rules import HOTKEY_RULES, LAUNCH_RULES, RULES, Category, Where
 from uivenus.envs.base import Observation
 from uivenus.records import TaskSpec
 

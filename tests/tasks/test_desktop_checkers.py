@@ -16,9 +16,11 @@ from typing import Any
 
 import pytest
 
+from uivenus.envs.desktop_checks import evaluate
+from uivenus.envs.desktop_tasks import FAMILIES, desktop_task
 from uivenus.envs.sandbox.mutations import Change, Drop, Edit, unnoticed
 from uivenus.envs.sandbox.tasks import CheckResult
-from uivenus.tasks.desktop import FAMILIES, desktop_task, evaluate, project_workflow
+from uivenus.tasks.desktop import project_workflow
 
 #: A folder in an expected file tree (files map to their text).
 FOLDER = None

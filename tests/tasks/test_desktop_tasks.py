@@ -17,12 +17,12 @@ from uivenus.agent.loop import run_episode
 from uivenus.agent.policies.base import PolicyBase, PolicyReply, PolicyRequest, policy_from_spec
 from uivenus.agent.safety import Guard
 from uivenus.envs.desktop import DesktopConfig, DesktopEnv
+from uivenus.envs.desktop_checks import CheckError, evaluate
+from uivenus.envs.desktop_tasks import DEBIAN_PACKAGES, FAMILIES, desktop_task
 from uivenus.envs.materialize import MaterializeError
 from uivenus.records import Outcome, RecordError
 from uivenus.store import TrajectoryStore, read_episode
-from uivenus.tasks.desktop import (
-    DEBIAN_PACKAGES, FAMILIES, CheckError, Segment, SegmentedTask, desktop_task, evaluate, project_workflow,
-)
+from uivenus.tasks.desktop import Segment, SegmentedTask, project_workflow
 from uivenus.tasks.segments import SegmentStatus, prepare_workspace, run_segments, workspace_name
 
 

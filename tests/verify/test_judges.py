@@ -11,10 +11,11 @@ import pytest
 
 from uivenus.agent.policies import PolicyBase, PolicyError, PolicyReply, PolicyRequest, policy_from_spec
 from uivenus.agent.serve import ServerThread, create_app
+from uivenus.envs.checks import check_kinds
 from uivenus.records import TaskSpec
 from uivenus.verify.base import Evidence, StepEvidence, VerifyError, Vote
 from uivenus.verify.judges import (
-    CHECK_KINDS, OcrJudge, ProgramJudge, VlmJudge, VlmOptions, collect_verdicts, judge_from_spec, parse_verdict_text,
+    OcrJudge, ProgramJudge, VlmJudge, VlmOptions, collect_verdicts, judge_from_spec, parse_verdict_text,
 )
 from uivenus.verify.keypoints import extract_key_points, key_point_texts
 from uivenus.verify.rewards import vote_reward
@@ -66,7 +67,7 @@ def test_program_judge_abstains_without_check_or_state(episodes: Mapping[str, Ep
 
 
 def test_program_judge_miniwob_kind_reads_the_page_grade() -> None:
-    assert {"sandbox", "miniwob"} <= set(CHECK_KINDS)
+    assert {"sandbox", "miniwob"} <= set(check_kinds())
     task = TaskSpec(id="miniwob/click-test", instruction="", platform="web", check={"kind": "miniwob"})
 
     def vote(state: dict) -> Vote:

@@ -5,6 +5,13 @@ step budget (MAX_STEPS) or a fatal error (a policy that fails, an environment th
 appended to the trajectory store as soon as it is over — screenshot seen, every raw reply, parsed action in
 screen pixels, error, guard decision, injection flags, timings — so a killed run keeps every completed step.
 
+One step is a small pipeline whose stages each return a frozen record of what they decided: `scan` (injection
+flags: `Scanned`), `ask` (the policy's action, re-asking after bad replies: `Asked`), `place` (model frame to
+screen pixels: `Placed`), `review` (the guard: `Reviewed`) and `execute` (the env: `Executed`); a stage runs only
+while the ones before left an action to take. `Decided` holds them all, and the recorded `Step`, the feedback
+the model hears on the next step and how the episode goes on (`StepEnd`) are each derived from it in one place
+(`uivenus.agent.decisions`).
+
 Choices worth knowing:
 
 - A reply that does not parse (leniently) is answered with the parse error and asked again, at most
@@ -26,26 +33,28 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import time
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from uivenus.actions.coords import QWEN2_FACTOR, CoordinateError, Frame, FrameKind, frame_from_options
-from uivenus.actions.grammar import ParseError, format_action, parse_response
-from uivenus.actions.space import Action, ActionError, Answer, CallUser, Finished, Sequence, TakeNote, iter_points
+from uivenus.actions.grammar import ParseError, parse_response
+from uivenus.actions.space import Action, ActionError, Sequence, TakeNote
 from uivenus.agent.conversation import Turn, build_messages
+from uivenus.agent.decisions import Asked, Decided, Executed, Placed, Reviewed, Scanned, StepEnd, error_text
 from uivenus.agent.memory import Memory
 from uivenus.agent.policies.base import (
     PRESETS, AnswerKey, Message, Mode, Policy, PolicyError, PolicyRequest, Sampling, with_answers,
 )
 from uivenus.agent.prompts import navigation_prompt
-from uivenus.agent.safety import Guard, GuardDecision, GuardMode
-from uivenus.envs.base import Env, EnvError, Observation, OffScreenError, PlatformMismatchError, StepResult
+from uivenus.agent.safety import Guard, GuardMode
+from uivenus.envs.base import Env, EnvError, Observation, StepResult
+from uivenus.envs.checks import Checker, SolverFactory, task_checker
 from uivenus.records import Outcome, Step, TaskSpec, Trajectory
 from uivenus.store import EpisodeWriter
 
-__all__ = ["CHECKERS", "SOLVERS", "LoopConfig", "LoopError", "reask_message", "run_episode"]
+__all__ = ["LoopConfig", "LoopError", "reask_message", "run_episode"]
 
 #: Frame kinds as the CLI spells them.
 FRAME_KINDS = tuple(kind.value for kind in FrameKind)
@@ -103,52 +112,7 @@ def reask_message(error: Exception) -> Message:
     ))
 
 
-# --- checkers run when the episode ends -----------------------------------------------------------
-
-def _sandbox_verdict(env: Env, task: TaskSpec) -> Mapping[str, Any]:
-    from uivenus.envs.sandbox.tasks import check_spec
-
-    try:
-        state = env.app_state()  # type: ignore[attr-defined]
-    except (EnvError, AttributeError) as exc:
-        return {"passed": False, "reason": f"no app state to check ({exc})"}
-    result = check_spec(task, state)
-    return {"passed": result.passed, "reason": result.reason}
-
-
-def _page_verdict(env: Env, task: TaskSpec) -> Mapping[str, Any]:
-    """The grade a self-grading page (MiniWoB++) gave the episode: done with a positive raw reward passes."""
-    state = dict(env.state())
-    return {**state, "passed": bool(state.get("done")) and float(state.get("raw_reward", 0)) > 0}
-
-
-#: Task check kind -> how the final state is judged (stored as the trajectory's verdict under that kind).
-CHECKERS: dict[str, Callable[[Env, TaskSpec], Mapping[str, Any]]] = {
-    "sandbox": _sandbox_verdict,
-    "miniwob": _page_verdict,
-}
-
-
 # --- answers, told only to policies that take them --------------------------------------------------
-
-_DOM_QUERY = ("center", "exists", "text", "app_state")
-
-SolverFactory = Callable[[Env, TaskSpec], Iterator[Action]]
-
-
-def _sandbox_solver(env: Env, task: TaskSpec) -> Iterator[Action]:
-    """A sandbox task's reference solution, live on `env`; it reads the page through the env's DOM queries."""
-    from uivenus.envs.sandbox.solving import SolverError
-    from uivenus.envs.sandbox.tasks import get_task
-
-    if not all(callable(getattr(env, name, None)) for name in _DOM_QUERY):
-        raise SolverError(f"{type(env).__name__} cannot query the page's DOM, which the sandbox solutions read")
-    return get_task(task.check["task"]).solve(env)  # type: ignore[arg-type, index]
-
-
-#: Task check kind -> the task's reference solution on the live env (an `AnswerKey.solver` for the oracle).
-SOLVERS: dict[str, SolverFactory] = {"sandbox": _sandbox_solver}
-
 
 def _started(make: SolverFactory, env: Env, task: TaskSpec) -> Iterator[Action]:
     """`make(env, task)`, built at the first action asked of it: only a policy that plays it pays for it (or fails
@@ -156,41 +120,13 @@ def _started(make: SolverFactory, env: Env, task: TaskSpec) -> Iterator[Action]:
     yield from make(env, task)
 
 
-def _answer_key(env: Env, task: TaskSpec) -> AnswerKey:
+def _answer_key(env: Env, task: TaskSpec, checker: Checker | None) -> AnswerKey:
     """What the loop tells answer-keyed policies about an episode of `task` just reset on `env`."""
-    make = SOLVERS.get((task.check or {}).get("kind", ""))
+    make = checker.solver if checker is not None else None
     return AnswerKey(solver=_started(make, env, task) if make is not None else None)
 
 
-# --- one step --------------------------------------------------------------------------------------
-
-@dataclass
-class _StepOutcome:
-    """What a step decided about the episode: go on with `observation`, or end with `outcome`."""
-
-    observation: Observation
-    outcome: Outcome | None = None
-    answer: str | None = None
-    fatal: str | None = None
-
-
-@dataclass
-class _Draft:
-    """A step being assembled before it is recorded."""
-
-    response: str | None = None
-    action: Action | None = None
-    error: str | None = None
-    executed: bool = False
-    timings: dict[str, float] = field(default_factory=lambda: dict.fromkeys(
-        ("policy_s", "parse_s", "guard_s", "env_s", "record_s"), 0.0))
-    info: dict[str, Any] = field(default_factory=dict)
-
-
-_TERMINAL_OUTCOMES: Mapping[type, Outcome] = {
-    Finished: Outcome.FINISHED, Answer: Outcome.ANSWERED, CallUser: Outcome.CALLED_USER,
-}
-
+# --- one step ---------------------------------------------------------------------------------------
 
 def _one_action(actions: tuple[Action, ...]) -> Action:
     """Several comma-separated actions (a CAPTCHA answer) are one Sequence step."""
@@ -199,8 +135,8 @@ def _one_action(actions: tuple[Action, ...]) -> Action:
 
 class _Episode:
     def __init__(self, env: Env, policy: Policy, task: TaskSpec, config: LoopConfig, writer: EpisodeWriter | None,
-                 guard: Guard, memory: Memory) -> None:
-        self.env, self.policy, self.task, self.config = env, policy, task, config
+                 guard: Guard, memory: Memory, checker: Checker | None) -> None:
+        self.env, self.policy, self.task, self.config, self.checker = env, policy, task, config, checker
         self.writer, self.guard, self.memory = writer, guard, memory
         self.steps: list[Step] = []
         self.history: list[Turn] = []
@@ -219,7 +155,7 @@ class _Episode:
             return self.finish(Outcome.ERROR, error=f"reset failed: {type(exc).__name__}: {exc}")
         if not self.task.instruction and observation.info.get("instruction"):  # known only once the page is up
             self.task = self.task.with_instruction(str(observation.info["instruction"]))
-        self.answering = with_answers(self.policy, _answer_key(self.env, self.task))
+        self.answering = with_answers(self.policy, _answer_key(self.env, self.task, self.checker))
         budget = self.config.max_steps or self.task.max_steps
         for _ in range(budget):
             result = self.step(observation)
@@ -230,23 +166,34 @@ class _Episode:
             observation = result.observation
         return self.finish(Outcome.MAX_STEPS)
 
-    def step(self, observation: Observation) -> _StepOutcome:
-        draft = _Draft(info={"url": observation.url, "app": observation.app})
-        started = time.perf_counter()
-        draft.info["injection"] = [flag.to_dict() for flag in self.guard.scan(observation)]
-        draft.timings["guard_s"] += time.perf_counter() - started
+    def step(self, observation: Observation) -> StepEnd:
+        decided = self.decide(observation)
+        self.record(decided)
+        self.feedback = decided.next_feedback()
+        self.focus = decided.focus(self.focus)
+        return decided.end()
+
+    def decide(self, observation: Observation) -> Decided:
+        """Scan, ask, place, review, execute: each stage runs only while the ones before left an action to take."""
+        scanned = self.scan(observation)
         frame = self.config.frame_for(observation.size)
-        messages = self.messages(observation, frame)
-        try:
-            model_action = self.ask(messages, observation, frame, draft)
-        except PolicyError as exc:
-            draft.error = f"PolicyError: {exc}"
-            self.record(draft, observation)
-            return _StepOutcome(observation, fatal=draft.error)
-        if model_action is None:
-            self.feedback = f"Your previous reply had no usable action: {draft.error}"
-            return self.record(draft, observation, _StepOutcome(observation))
-        return self.act(model_action, observation, frame, draft)
+        asked = self.ask(self.messages(observation, frame), observation, frame)
+        decided = Decided(observation, self.feedback, scanned, asked)
+        if asked.action is None:
+            return decided
+        decided = replace(decided, placed=self.place(asked.action, frame))
+        action = decided.action
+        if action is None:
+            return decided
+        decided = replace(decided, reviewed=self.review(action, observation))
+        if decided.stopped or decided.terminal is not None:
+            return decided
+        return replace(decided, executed=self.execute(action))
+
+    def scan(self, observation: Observation) -> Scanned:
+        started = time.perf_counter()
+        flags = tuple(self.guard.scan(observation))
+        return Scanned(flags, time.perf_counter() - started)
 
     # -- asking ------------------------------------------------------------------------------------
 
@@ -263,21 +210,23 @@ class _Episode:
         return {"instruction": self.task.instruction, "screen_size": observation.size,
                 "platform": observation.platform, "frame": frame}
 
-    def ask(self, messages: tuple[Message, ...], observation: Observation, frame: Frame, draft: _Draft
-            ) -> Action | None:
-        """The policy's action in the model frame, re-asking after unparseable replies; None if none came."""
-        draft.info["feedback"] = self.feedback
+    def ask(self, messages: tuple[Message, ...], observation: Observation, frame: Frame) -> Asked:
+        """The policy's action in the model frame, re-asking after unparseable replies."""
         attempts: list[dict[str, Any]] = []
-        draft.info["attempts"] = attempts
         context = self.context(observation, frame)
+        response: str | None = None
+        error: Exception | None = None
+        policy_s = parse_s = 0.0
         for _ in range(1 + self.config.max_reasks):
             started = time.perf_counter()
             try:
                 reply = self.answering.act(PolicyRequest(messages, mode=Mode.AGENTIC,
                                                          sampling=self.config.agentic_sampling, context=context))
-            finally:
-                draft.timings["policy_s"] += time.perf_counter() - started
-            draft.response = reply.text
+            except PolicyError as exc:
+                policy_s += time.perf_counter() - started
+                return Asked(None, response, tuple(attempts), exc, policy_s, parse_s)
+            policy_s += time.perf_counter() - started
+            response = reply.text
             started = time.perf_counter()
             attempt: dict[str, Any] = {"response": reply.text, "error": None, "usage": dict(reply.usage)}
             attempts.append(attempt)
@@ -285,101 +234,59 @@ class _Episode:
                 parsed = parse_response(reply.text, lenient=True)
                 action = _one_action(parsed.actions)
             except (ParseError, ActionError) as exc:
-                attempt["error"] = draft.error = f"{type(exc).__name__}: {exc}"
+                error, attempt["error"] = exc, error_text(exc)
                 messages = (*messages, Message("assistant", (reply.text,)), reask_message(exc))
                 continue
             finally:
-                draft.timings["parse_s"] += time.perf_counter() - started
+                parse_s += time.perf_counter() - started
             if parsed.recovered:
                 attempt["recovered"] = list(parsed.notes)
-            draft.error = None
-            return action
-        return None
+            return Asked(action, response, tuple(attempts), None, policy_s, parse_s)
+        return Asked(None, response, tuple(attempts), error, policy_s, parse_s)
 
     # -- acting ------------------------------------------------------------------------------------
 
-    def act(self, model_action: Action, observation: Observation, frame: Frame, draft: _Draft) -> _StepOutcome:
-        draft.info["model_action"] = model_action.to_dict()
+    def place(self, model_action: Action, frame: Frame) -> Placed:
         started = time.perf_counter()
         try:
-            action = frame.action_to_screen(model_action)
+            return Placed(frame.action_to_screen(model_action), None, time.perf_counter() - started)
         except CoordinateError as exc:
-            draft.error = f"CoordinateError: {exc}"
-            self.feedback = f"{format_action(model_action)} was not executed: {exc}"
-            return self.record(draft, observation, _StepOutcome(observation))
-        finally:
-            draft.timings["parse_s"] += time.perf_counter() - started
-        draft.action = action
+            return Placed(None, exc, time.perf_counter() - started)
+
+    def review(self, action: Action, observation: Observation) -> Reviewed:
         started = time.perf_counter()
         decision = self.guard.review(action, observation, self.task, env=self.env, focus=self.focus)
-        draft.timings["guard_s"] += time.perf_counter() - started
-        draft.info["guard"] = decision.to_dict()
-        if not decision.runs:
-            return self.stopped(decision, model_action, observation, draft)
-        terminal = _TERMINAL_OUTCOMES.get(type(action))
-        if terminal is not None:
-            draft.executed = True
-            return self.record(draft, observation, _StepOutcome(observation, terminal, getattr(action, "content", None)))
+        return Reviewed(decision, time.perf_counter() - started)
+
+    def execute(self, action: Action) -> Executed:
+        """Hand the action to the env (a note goes to memory first, then to the env like any other action)."""
         if isinstance(action, TakeNote):
             self.memory.take(action.content)
-        return self.execute(action, model_action, observation, draft)
-
-    def stopped(self, decision: GuardDecision, model_action: Action, observation: Observation, draft: _Draft
-                ) -> _StepOutcome:
-        draft.error = f"guard {decision.verdict.value}: {decision.reason}"
-        answer = (f"I stopped before {format_action(model_action)} because it is consequential "
-                  f"({decision.category.value if decision.category else 'unknown'}): {decision.reason}. "
-                  "Please do this step yourself, or run me again with permission.")
-        return self.record(draft, observation, _StepOutcome(observation, Outcome.CALLED_USER, answer))
-
-    def execute(self, action: Action, model_action: Action, observation: Observation, draft: _Draft) -> _StepOutcome:
         started = time.perf_counter()
         try:
             result: StepResult = self.env.step(action)
-        except (OffScreenError, PlatformMismatchError) as exc:
-            draft.timings["env_s"] += time.perf_counter() - started
-            draft.error = f"{type(exc).__name__}: {exc}"
-            self.feedback = f"{format_action(model_action)} was rejected: {exc}"
-            return self.record(draft, observation, _StepOutcome(observation))
-        except EnvError as exc:
-            draft.timings["env_s"] += time.perf_counter() - started
-            draft.error = f"{type(exc).__name__}: {exc}"
-            self.record(draft, observation)
-            return _StepOutcome(observation, fatal=draft.error)
-        draft.timings["env_s"] += time.perf_counter() - started
-        draft.executed, draft.error = result.executed, result.error
-        draft.info["env"] = {"timings": dict(result.timings), **dict(result.info)}
-        self.focus = next((p for _, p in iter_points(action)), self.focus)
-        if result.info.get("done"):  # the environment ended the episode (a self-grading page)
-            return self.record(draft, observation, _StepOutcome(result.observation, Outcome.ENDED_BY_ENV))
-        if not result.executed:
-            self.feedback = f"{format_action(model_action)} failed: {result.error}"
-        elif "url" in result.info:
-            self.feedback = f"the current URL is {result.info['url']}"
-        else:
-            self.feedback = None
-        return self.record(draft, observation, _StepOutcome(result.observation))
+        except EnvError as exc:  # OffScreenError and PlatformMismatchError are EnvErrors the episode survives
+            return Executed(None, exc, time.perf_counter() - started)
+        return Executed(result, None, time.perf_counter() - started)
 
     # -- recording ---------------------------------------------------------------------------------
 
-    def record(self, draft: _Draft, observation: Observation, outcome: _StepOutcome | None = None) -> _StepOutcome:
-        draft.timings["record_s"] = self.last_record_s
-        step = Step(index=len(self.steps), response=draft.response, action=draft.action, error=draft.error,
-                    executed=draft.executed, timings=draft.timings, info=draft.info)
+    def record(self, decided: Decided) -> None:
+        observation = decided.observation
+        step = Step(index=len(self.steps), response=decided.asked.response, action=decided.action,
+                    error=decided.error, executed=decided.carried_out, timings=decided.timings(self.last_record_s),
+                    info=decided.info())
         started = time.perf_counter()
         if self.writer is not None:
             step = self.writer.append(step, observation.screenshot)
         self.steps.append(step)
-        self.history.append(Turn(observation.screenshot, draft.response or ""))
+        self.history.append(Turn(observation.screenshot, decided.asked.response or ""))
         self.last_record_s = time.perf_counter() - started
-        return outcome or _StepOutcome(observation)
 
     def finish(self, outcome: Outcome, *, answer: str | None = None, error: str | None = None) -> Trajectory:
         verdicts = {}
-        check = self.task.check or {}
-        checker = CHECKERS.get(check.get("kind", ""))
-        if checker is not None and outcome is not Outcome.ERROR:
-            verdicts[check["kind"]] = dict(checker(self.env, self.task))
+        if self.checker is not None and outcome is not Outcome.ERROR:
+            verdicts[self.checker.kind] = dict(self.checker.verdict(self.env, self.task))
         metadata: dict[str, Any] = {
             "policy": getattr(self.policy, "name", type(self.policy).__name__),
             "config": self.config.to_dict(),
@@ -410,11 +317,14 @@ def run_episode(
     """Reset `env` to `task` and let `policy` act until the episode ends; steps go to `writer` as they happen.
 
     `guard` defaults to `Guard(config.guard)` (in confirm mode nobody is asked, so consequential actions are
-    declined); `memory` defaults to an empty one. The writer is finished here. An exception that escapes the loop
-    (a bug) finishes the episode as ERROR with its traceback, as `EpisodeWriter` does for any crash; Ctrl-C leaves
-    it INCOMPLETE and resumable. Either way every completed step is on disk.
+    declined); `memory` defaults to an empty one. The task's checker comes from the one check registry
+    (`uivenus.envs.checks`); a check kind without one raises `UnknownCheckKind` before the env is reset. The writer
+    is finished here. An exception that escapes the loop (a bug) finishes the episode as ERROR with its traceback,
+    as `EpisodeWriter` does for any crash; Ctrl-C leaves it INCOMPLETE and resumable. Either way every completed
+    step is on disk.
     """
     config = config or LoopConfig()
-    episode = _Episode(env, policy, task, config, writer, guard or Guard(config.guard), memory or Memory())
     with writer if writer is not None else contextlib.nullcontext():
+        checker = task_checker(task)  # UnknownCheckKind before anything runs: a task must not lose its verdict
+        episode = _Episode(env, policy, task, config, writer, guard or Guard(config.guard), memory or Memory(), checker)
         return episode.run()

@@ -7,19 +7,19 @@ itself (typed content such as a card number that passes the Luhn check, a hotkey
 LaunchApp starts, the URL a Launch opens against the task's URL), the text of what it acts on (the DOM
 element under the point or the focused field where the env has a DOM, rapidocr text boxes around the point
 otherwise) and the task (an action the user asked for is still confirmed, and the reason says so). Categories
-are a registry of rules (multilingual keyword lists and matchers): adding one is adding an entry.
+are a registry of rules (multilingual keyword lists and matchers, `uivenus.agent.safety_rules`): adding one is
+adding an entry.
 
 Modes: `confirm` hands a consequential action to the user through a callback (the CLI asks on the terminal),
 `block` refuses it, `allow` lets it run but still records what it would have stopped (for safety evaluations).
 Every review returns a `GuardDecision` with its reason, which the loop stores in the step.
 
-Prompt injection: `scan_injection` looks through the screen's text for instructions aimed at an agent
-("ignore your instructions", "AI agent: …", "forward all mail to …") and returns each match as a flag.
+Prompt injection: `Guard.scan` runs `scan_injection` (`uivenus.agent.injection`) over the screen's text (DOM text,
+or OCR) for instructions aimed at an agent and returns each match as a flag.
 """
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -31,18 +31,17 @@ from PIL import Image
 from uivenus.actions.space import (
     Action, ActionType, Hotkey, Launch, LaunchApp, PressEnter, Sequence, Type, iter_points,
 )
+from uivenus.agent.injection import InjectionFlag, scan_injection
 from uivenus.agent.policies.ocr import TextBox, ocr_text_boxes
+from uivenus.agent.safety_rules import HOTKEY_RULES, LAUNCH_RULES, RULES, Category, Rule, Where, card_number
 from uivenus.envs.base import EnvError, Observation
-from uivenus.envs.hosts import DEFAULT_PORTS, Origin, launch_url
+from uivenus.envs.hosts import launch_url
 from uivenus.records import TaskSpec
 
 __all__ = [
-    "HOTKEY_RULES", "INJECTION_PATTERNS", "LAUNCH_RULES", "RULES", "Category", "Guard", "GuardDecision",
-    "GuardError", "GuardMode", "InjectionFlag", "InjectionPattern", "LaunchRule", "OcrReader", "Rule", "Target",
-    "TextBox", "Verdict", "Where",
-    "approve_all", "decline_all", "element_at", "keyword_rule", "luhn_valid", "register_rule", "scan_injection",
+    "Guard", "GuardDecision", "GuardError", "GuardMode", "OcrReader", "Target", "TextBox", "Verdict", "approve_all",
+    "decline_all", "element_at",
 ]
-
 
 class GuardError(ValueError):
     """The guard was configured wrongly (unknown mode); the message lists the modes."""
@@ -52,24 +51,6 @@ class GuardMode(StrEnum):
     CONFIRM = "confirm"  # ask the user (callback) before a consequential action
     BLOCK = "block"  # never run a consequential action
     ALLOW = "allow"  # run everything, but still record what would have been stopped
-
-
-class Category(StrEnum):
-    PAYMENT = "payment"
-    DELETION = "deletion"
-    SENDING = "sending"  # sending, posting, publishing
-    CREDENTIALS = "credentials"  # passwords, card numbers, security codes
-    SYSTEM = "system"  # installing, resetting, irreversible system changes; terminals, shells, settings
-    NAVIGATION = "navigation"  # opening a host, a local address or a scheme the task did not name
-
-
-class Where(StrEnum):
-    """What text a rule reads."""
-
-    TARGET = "target"  # the element a pointer action activates, or the submit button Enter would press
-    FIELD = "field"  # the focused field a Type goes into (label, name, type, autocomplete)
-    CONTENT = "content"  # the text a Type enters
-    APP = "app"  # the app a LaunchApp starts
 
 
 class Verdict(StrEnum):
@@ -83,175 +64,6 @@ class Verdict(StrEnum):
 #: Verdicts under which the action is executed.
 RUNS = frozenset({Verdict.HARMLESS, Verdict.ALLOWED, Verdict.CONFIRMED})
 
-
-# --- rules ----------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Rule:
-    """One way to recognise a category: `match(text)` returns the evidence found in the text, or None."""
-
-    category: Category
-    where: Where
-    name: str
-    match: Callable[[str], str | None]
-
-
-def _word_pattern(word: str) -> str:
-    """ASCII words match whole words with any run of spaces, '-' or '_' between their parts; other scripts
-    (CJK has no word breaks) match as substrings."""
-    parts = [re.escape(p) for p in re.split(r"[\s_-]+", word.strip())]
-    if word.isascii():
-        return r"(?<![a-z0-9])" + r"[\s_-]+".join(parts) + r"(?![a-z0-9])"
-    return r"\s*".join(parts)
-
-
-def keyword_rule(category: Category, where: Where, name: str, words: Iterable[str]) -> Rule:
-    """A rule that fires on any of `words` (case-insensitive); the longest matching phrase is the evidence."""
-    ordered = sorted(words, key=len, reverse=True)
-    pattern = re.compile("|".join(_word_pattern(w) for w in ordered), re.IGNORECASE)
-
-    def match(text: str) -> str | None:
-        found = pattern.search(text)
-        return found.group(0) if found else None
-
-    return Rule(category, where, name, match)
-
-
-def luhn_valid(digits: str) -> bool:
-    """The Luhn checksum every payment card number satisfies."""
-    total = 0
-    for i, char in enumerate(reversed(digits)):
-        d = int(char)
-        if i % 2:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
-
-
-_CARD_CANDIDATE = re.compile(r"(?<!\d)\d(?:[ -]?\d){12,18}(?!\d)")
-
-
-def _card_number(text: str) -> str | None:
-    for found in _CARD_CANDIDATE.finditer(text):
-        digits = re.sub(r"\D", "", found.group(0))
-        if 13 <= len(digits) <= 19 and luhn_valid(digits):
-            return f"card number ending {digits[-4:]}"
-    return None
-
-
-def _program_path(app: str) -> str | None:
-    """An app given as a path starts whatever program lies there, not an app by name."""
-    return app if "/" in app or "\\" in app else None
-
-
-_T, _F, _C, _A = Where.TARGET, Where.FIELD, Where.CONTENT, Where.APP
-
-#: Every rule the guard applies, by category. Keyword lists are English first, then a few other languages.
-RULES: list[Rule] = [
-    keyword_rule(Category.PAYMENT, _T, "pay or buy", [
-        "pay", "pay now", "paying", "buy", "buy now", "place order", "place your order", "confirm order",
-        "complete order", "complete purchase", "purchase", "subscribe", "donate", "send money", "transfer money",
-        "confirm payment",
-        "pagar", "comprar", "payer", "acheter", "bezahlen", "kaufen", "jetzt kaufen", "zahlungspflichtig bestellen",
-        "支付", "付款", "购买", "立即购买", "提交订单", "下单", "结算",
-    ]),
-    keyword_rule(Category.DELETION, _T, "delete or remove", [
-        "delete", "remove", "erase", "move to trash", "discard", "clear all", "empty trash", "wipe",
-        "eliminar", "borrar", "supprimer", "löschen", "entfernen", "删除", "移除", "清空",
-    ]),
-    keyword_rule(Category.SENDING, _T, "send or post", [
-        "send", "send now", "post", "publish", "tweet", "share publicly", "submit post",
-        "enviar", "publicar", "envoyer", "publier", "senden", "absenden", "veröffentlichen", "发送", "发布", "发表",
-    ]),
-    keyword_rule(Category.SYSTEM, _T, "install or reset", [
-        "install", "uninstall", "factory reset", "reset all", "reset settings", "erase all", "format disk",
-        "update now", "restart now", "grant access", "instalar", "installer", "installieren", "zurücksetzen",
-        "安装", "卸载", "恢复出厂设置",
-    ]),
-    keyword_rule(Category.CREDENTIALS, _F, "secret field", [
-        "password", "passcode", "passwort", "contraseña", "mot de passe", "密码", "pin", "card number",
-        "card-number", "cc-number", "cc-csc", "cc-exp", "cvc", "cvv", "csc", "security code", "expiry",
-        "expiration", "iban", "social security", "ssn", "one-time code", "otp",
-    ]),
-    Rule(Category.CREDENTIALS, _C, "card number (Luhn)", _card_number),
-    keyword_rule(Category.SYSTEM, _C, "system command", [
-        "sudo", "rm -rf", "rm -r", "mkfs", "apt install", "apt-get install", "pip install", "dd if", "shutdown",
-        "reboot", "format c:",
-    ]),
-    Rule(Category.SYSTEM, _A, "program path", _program_path),
-    keyword_rule(Category.SYSTEM, _A, "terminal or shell", [
-        "terminal", "x-terminal-emulator", "xterm", "uxterm", "lxterminal", "konsole", "terminator", "tilix",
-        "alacritty", "urxvt", "rxvt", "shell", "sh", "bash", "zsh", "ksh", "csh", "tcsh", "cmd", "command prompt",
-        "powershell", "pwsh", "python", "python3", "perl", "node", "终端", "命令行",
-    ]),
-    keyword_rule(Category.SYSTEM, _A, "system settings", [
-        "settings", "system settings", "control center", "gnome-control-center", "xfce4-settings-manager",
-        "control panel", "system preferences", "dconf-editor", "regedit", "einstellungen", "configuración",
-        "paramètres", "设置", "系统设置",
-    ]),
-    keyword_rule(Category.SYSTEM, _A, "package manager", [
-        "synaptic", "apt", "apt-get", "aptitude", "dpkg", "pip", "pip3", "snap", "flatpak", "gnome-software",
-        "software center", "software updater", "update manager", "app store", "package manager", "yum", "dnf",
-        "pacman", "软件中心", "应用商店",
-    ]),
-    keyword_rule(Category.SYSTEM, _A, "privileged or system tool", [
-        "sudo", "su", "pkexec", "gksu", "gksudo", "doas", "passwd", "systemctl", "task manager", "system monitor",
-        "gparted", "gnome-disks", "disk utility", "users and groups", "任务管理器",
-    ]),
-]
-
-
-def register_rule(rule: Rule) -> None:
-    RULES.append(rule)
-
-
-@dataclass(frozen=True)
-class LaunchRule:
-    """One way a Launch(url) leaves the task's site: `match(url, task_url)` (url as Launch opens it, task_url
-    None for a task without one) returns the evidence, or None."""
-
-    category: Category
-    name: str
-    match: Callable[[str, str | None], str | None]
-
-
-def _non_web_scheme(url: str, task_url: str | None) -> str | None:
-    scheme = url.split(":", 1)[0].lower()
-    return None if url == "about:blank" or scheme in DEFAULT_PORTS else f"{scheme}: URL"
-
-
-def _local_address(url: str, task_url: str | None) -> str | None:
-    origin = Origin.of(url)
-    if origin is None or not origin.local or (task_url is not None and origin == Origin.of(task_url)):
-        return None
-    return origin.host
-
-
-def _another_host(url: str, task_url: str | None) -> str | None:
-    origin, home = Origin.of(url), Origin.of(task_url) if task_url is not None else None
-    if origin is None or home is None or origin.host == home.host:
-        return None
-    if origin.host.endswith(f".{home.host}") or home.host.endswith(f".{origin.host}"):
-        return None  # a subdomain of the task's site, or the site of the task's subdomain
-    return f"{origin.host} (the task is on {home.host})"
-
-
-#: Every rule a Launch(url) is checked against, in order (the first that fires is the finding).
-LAUNCH_RULES: list[LaunchRule] = [
-    LaunchRule(Category.NAVIGATION, "non-web scheme", _non_web_scheme),
-    LaunchRule(Category.NAVIGATION, "local address", _local_address),
-    LaunchRule(Category.NAVIGATION, "another host", _another_host),
-]
-
-
-#: Key chords that are consequential wherever they are pressed (lower-case key names).
-HOTKEY_RULES: dict[frozenset[str], Category] = {
-    frozenset({"shift", "delete"}): Category.DELETION,
-    frozenset({"shift", "del"}): Category.DELETION,
-    frozenset({"ctrl", "enter"}): Category.SENDING,
-    frozenset({"cmd", "enter"}): Category.SENDING,
-    frozenset({"ctrl", "return"}): Category.SENDING,
-}
 
 #: Pointer actions that activate what is under their point (a hover or a drag does not press a button).
 _ACTIVATING = frozenset({ActionType.CLICK, ActionType.DOUBLE_CLICK, ActionType.TRIPLE_CLICK, ActionType.LONG_PRESS})
@@ -328,76 +140,6 @@ def _element_text(element: Mapping[str, Any]) -> str:
         if value and str(value) not in seen:
             seen.append(str(value))
     return " | ".join(seen)
-
-
-# --- prompt injection -------------------------------------------------------------------------------
-
-#: "AI" as written and as OCR often reads it ("Al", "A1"), case-sensitive so that "al" stays a word.
-_AI = r"(?:(?-i:A[Il1])|LLM)"
-
-@dataclass(frozen=True)
-class InjectionPattern:
-    """A phrasing aimed at an agent; the regex runs only when one of its lower-case `triggers` is in the text
-    (a substring test is far cheaper than a case-insensitive regex over a whole page)."""
-
-    triggers: tuple[str, ...]
-    regex: re.Pattern[str]
-
-
-def _pattern(triggers: tuple[str, ...], regex: str) -> InjectionPattern:
-    return InjectionPattern(triggers, re.compile(regex, re.IGNORECASE))
-
-
-#: Phrasings of instructions aimed at an agent rather than at the person reading the page.
-INJECTION_PATTERNS: dict[str, InjectionPattern] = {
-    "ignore instructions": _pattern(
-        ("ignore", "disregard", "forget", "override"),
-        r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+)?"
-        r"(?:previous|prior|earlier|above|original|current|your|system)?\s*(?:instructions|prompts?|rules|task|guidelines)"),
-    "addresses an agent": _pattern(
-        ("agent", "assistant", "model", "llm", "attention", "note to", "if you are"),
-        rf"(?:^|[\s>\"'(]){_AI}\s+(?:agent|assistant|model)s?\s*[:,]"
-        rf"|\b(?:attention|note to)\s+(?:the\s+|all\s+)?(?:{_AI}|agent|assistant|language model)s?\b"
-        rf"|\bif you are an? (?:{_AI}|agent|assistant|language model)\b"),
-    "new orders": _pattern(
-        ("you must now", "instruction", "system prompt", "your new"),
-        r"\byou must now\b|\bnew instructions?\s*:|\bsystem prompt\b"
-        r"|\byour new (?:task|goal|instructions?) (?:is|are)\b"),
-    "exfiltration": _pattern(
-        ("all", "every", "each"),
-        r"\b(?:forward|send|email|upload|copy)\s+(?:all|every|each)\s+(?:of\s+)?(?:the\s+|your\s+|my\s+)?"
-        r"(?:mail|e-?mails?|messages|files|contacts|passwords|data)\b"),
-    "secrecy": _pattern(
-        ("user",), r"\b(?:do not|don't|never)\s+(?:tell|inform|notify|alert)\s+(?:the\s+)?user\b"),
-}
-
-
-@dataclass(frozen=True)
-class InjectionFlag:
-    """On-screen text that tries to instruct the agent: which pattern, the words matched and some context."""
-
-    pattern: str
-    match: str
-    context: str
-
-    def to_dict(self) -> dict[str, str]:
-        return {"pattern": self.pattern, "match": self.match, "context": self.context}
-
-
-def scan_injection(text: str | None, *, context_chars: int = 60) -> tuple[InjectionFlag, ...]:
-    """Every injection pattern found in `text` (the first hit of each), with the text around it."""
-    if not text:
-        return ()
-    lower = text.lower()
-    flags = []
-    for name, pattern in INJECTION_PATTERNS.items():
-        if not any(trigger in lower for trigger in pattern.triggers):
-            continue
-        found = pattern.regex.search(text)
-        if found:
-            start, end = max(found.start() - context_chars, 0), min(found.end() + context_chars, len(text))
-            flags.append(InjectionFlag(name, found.group(0).strip(), " ".join(text[start:end].split())))
-    return tuple(flags)
 
 
 # --- decisions ----------------------------------------------------------------------------------
@@ -567,7 +309,7 @@ class Guard:
         """Whether the task's instruction asks for this kind of action (a card number in it asks for paying)."""
         if task is None:
             return False
-        if category in (Category.PAYMENT, Category.CREDENTIALS) and _card_number(task.instruction) is not None:
+        if category in (Category.PAYMENT, Category.CREDENTIALS) and card_number(task.instruction) is not None:
             return True
         return any(r.category is category and r.where is Where.TARGET and r.match(task.instruction)
                    for r in self._rules)

@@ -2,86 +2,42 @@
 
 Each action is turned into fake pointer and key events (no shell, no xdotool strings built from model
 output); after input the env grabs the screen until it shows the effect and holds still, so a
-screenshot is never taken in the middle of a redraw. The X mechanics live in `x11.py`; this module
-decides what every action of the unified space means on a desktop.
+screenshot is never taken in the middle of a redraw. The X mechanics live in `x11.py`, the input each action
+sends in `desktop_input.py` and the starting of the task's apps in `desktop_apps.py`; this module runs the
+display, sets up each task and decides what every action of the unified space means on a desktop.
 """
 
 from __future__ import annotations
 
 import atexit
-import itertools
 import logging
 import shutil
 import subprocess
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence as Seq
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import mss.screenshot
-from Xlib import XK
 
 from uivenus.actions import space as S
-from uivenus.actions.space import Action, Direction, Platform
+from uivenus.actions.space import Action, Platform
 from uivenus.actions.space import ActionType as A
 from uivenus.envs.base import EnvBase, EnvCrashedError, EnvError, Observation, PlatformMismatchError, SetupError
+from uivenus.envs.desktop_apps import AppLauncher, is_path
+from uivenus.envs.desktop_input import INPUT_HANDLERS, XInput
 from uivenus.envs.materialize import Materialized, MaterializePlan, apply, relative_path
-from uivenus.envs.x11 import SERVER_GONE, Screen, XConnection, Xvfb, char_keysym, log_tail, spawn, stop, x_errors
+from uivenus.envs.x11 import SERVER_GONE, Screen, XConnection, Xvfb, log_tail, spawn, stop, x_errors
 from uivenus.records import TaskSpec
 
 log = logging.getLogger(__name__)
-XK.load_keysym_group("xf86")
 
 
-class AppNotFoundError(SetupError):
-    """An app the task allows is not in `task.setup['apps']` and no executable of its name is on PATH."""
-
-
-class AppNotAllowedError(EnvError):
-    """LaunchApp named a program that neither the task nor `DesktopConfig.allowed_apps` names: nothing started."""
-
-
-class UnsupportedKeyError(EnvError):
-    """A key name that has no X11 keysym (e.g. 'fn', which keyboards handle in hardware)."""
-
-
-#: Key names of the action space (lower-cased) -> X keysym names. Single characters map through `char_keysym`.
-KEYSYM_NAMES: Mapping[str, str] = {
-    "ctrl": "Control_L", "control": "Control_L", "alt": "Alt_L", "option": "Alt_L", "shift": "Shift_L",
-    "cmd": "Super_L", "command": "Super_L", "meta": "Super_L", "win": "Super_L", "super": "Super_L",
-    "enter": "Return", "return": "Return", "esc": "Escape", "escape": "Escape", "tab": "Tab", "space": "space",
-    "backspace": "BackSpace", "delete": "Delete", "del": "Delete", "insert": "Insert", "home": "Home",
-    "end": "End", "pageup": "Prior", "pagedown": "Next", "up": "Up", "down": "Down", "left": "Left",
-    "right": "Right", "arrowup": "Up", "arrowdown": "Down", "arrowleft": "Left", "arrowright": "Right",
-    "capslock": "Caps_Lock", "numlock": "Num_Lock", "scrolllock": "Scroll_Lock", "printscreen": "Print",
-    "prtsc": "Print", "pause": "Pause", "menu": "Menu", "volumeup": "XF86_AudioRaiseVolume",
-    "volumedown": "XF86_AudioLowerVolume", "volumemute": "XF86_AudioMute", "playpause": "XF86_AudioPlay",
-    "back": "XF86_Back", "forward": "XF86_Forward", **{f"f{i}": f"F{i}" for i in range(1, 25)},
-}
-SHIFT = XK.string_to_keysym("Shift_L")
-#: Characters Type presses as keys rather than as text (the computer prompt's "each \n presses Enter").
-TYPE_KEYS: Mapping[str, int] = {"\n": XK.string_to_keysym("Return"), "\t": XK.string_to_keysym("Tab")}
-#: (button, clicks) of each click action.
-CLICKS: Mapping[A, tuple[int, int]] = {
-    A.CLICK: (1, 1), A.DOUBLE_CLICK: (1, 2), A.TRIPLE_CLICK: (1, 3), A.RIGHT_CLICK: (3, 1), A.MIDDLE_CLICK: (2, 1),
-}
-#: Wheel buttons of each scroll direction (X11: 4/5 vertical, 6/7 horizontal).
-WHEEL: Mapping[Direction, int] = {Direction.UP: 4, Direction.DOWN: 5, Direction.LEFT: 6, Direction.RIGHT: 7}
 #: Actions that only speak to the agent loop; they touch nothing on screen.
 NO_INPUT = frozenset({A.TAKE_NOTE, A.ANSWER, A.CALL_USER, A.FINISHED})
-
-
-def key_keysym(key: str) -> int:
-    """The keysym of one action-space key name; single letters are case-insensitive ('C' is the c key)."""
-    name = KEYSYM_NAMES.get(key.lower())
-    if name is not None:
-        return XK.string_to_keysym(name)
-    if len(key) == 1:
-        return char_keysym(key.lower() if key.isascii() and key.isalpha() else key)
-    raise UnsupportedKeyError(f"key {key!r} has no X11 keysym; leave it out or use another key")
 
 
 @dataclass(frozen=True)
@@ -111,7 +67,7 @@ class DesktopConfig:
             raise ValueError(f"DesktopConfig: screen must be at least 16x16, got {self.width}x{self.height}")
         if self.drag_steps < 1 or self.scroll_notches < 1:
             raise ValueError("DesktopConfig: drag_steps and scroll_notches must be >= 1")
-        paths = [name for name in self.allowed_apps if not name or _is_path(name)]
+        paths = [name for name in self.allowed_apps if not name or is_path(name)]
         if paths:
             raise ValueError(f"DesktopConfig.allowed_apps takes program names found on PATH, not paths: {paths}")
 
@@ -127,12 +83,9 @@ class DesktopEnv(EnvBase):
         self._workdir = Path(tempfile.mkdtemp(prefix="uivenus-desktop-"))
         self._xvfb: Xvfb | None = None
         self._wm: subprocess.Popen[bytes] | None = None
-        self._apps: dict[subprocess.Popen[bytes], Path] = {}  # every app launched for the current task -> its log
-        self._app_windows: set[int] = set()  # the windows those apps opened
-        self._launches = itertools.count()
+        self._apps = AppLauncher(self._workdir, launch_timeout_s=config.launch_timeout_s,
+                                 allowed_apps=config.allowed_apps)
         self._task: TaskSpec | None = None
-        self._held_buttons: set[int] = set()
-        self._held_keys: dict[str, list[int]] = {}  # key name -> keycodes pressed by KeyDown
         self._frame: mss.screenshot.ScreenShot | None = None  # the settled grab of the last step, for observe()
         self._materialized: Materialized | None = None  # the current task's materialization plan, applied
         self._closed = False
@@ -157,6 +110,7 @@ class DesktopEnv(EnvBase):
         except SERVER_GONE as exc:
             raise SetupError(f"cannot open X display {self.display}: {exc}") from None
         self._size = self._x.size
+        self._input = XInput(self._x, self._screen, cfg, self._settle)
         self._start_window_manager()
 
     def _start_window_manager(self) -> None:
@@ -176,6 +130,7 @@ class DesktopEnv(EnvBase):
 
     def _stop_display(self) -> None:
         """Stop WM and Xvfb and drop the connections; tolerant of a server that already died."""
+        self.__dict__.pop("_input", None)
         for name in ("_x", "_screen"):
             connection = self.__dict__.pop(name, None)
             if connection is not None:
@@ -195,12 +150,12 @@ class DesktopEnv(EnvBase):
         try:
             if self._alive():
                 with x_errors(self.display):
-                    self._release_held()
+                    self._input.release_held()
                     if self._xvfb is None:
                         self._x.restore_keymap()
         except EnvCrashedError:
             pass
-        self._stop_apps()
+        self._apps.stop_all()
         self._undo_materialized()
         self._stop_display()
         shutil.rmtree(self._workdir, ignore_errors=True)
@@ -219,9 +174,7 @@ class DesktopEnv(EnvBase):
         """Restart Xvfb, the window manager and the task's apps after the X server died."""
         if self.config.display is not None or self._closed:
             return False  # a display we do not own is not ours to restart
-        self._held_buttons.clear()
-        self._held_keys.clear()
-        self._stop_apps()
+        self._apps.stop_all()
         self._stop_display()
         try:
             self._start_display()
@@ -260,10 +213,10 @@ class DesktopEnv(EnvBase):
             raise PlatformMismatchError(f"task {task.id} is for {task.platform.value}; DesktopEnv runs desktop tasks")
         if not self._alive() and not self._recover():
             raise EnvCrashedError(f"the X server on {self.display} died and could not be restarted")
-        closing = self._stop_apps()
+        closing = self._apps.stop_all()
         with x_errors(self.display):
-            self._release_held()
-            self._wait_windows_gone(closing)
+            self._input.release_held()
+            self._apps.wait_windows_gone(self._x, closing)
         self._undo_materialized()
         self._task = task
         if "materialize" in task.setup:
@@ -288,90 +241,21 @@ class DesktopEnv(EnvBase):
             self._materialized = None
 
     def _launch_task(self, task: TaskSpec) -> None:
-        """Run the materialization plan's launches, else `setup['launch']` (argv lists), else the task's `app`;
-        wait for the windows."""
-        launch = task.setup.get("launch")
-        plans: list[list[str]] = []
-        if self._materialized is not None and self._materialized.commands:
-            plans = [self._in_sandbox(list(command.argv)) for command in self._materialized.commands]
-        elif launch is not None:
-            plans = [_argv(item, "setup.launch") for item in launch]
-        elif task.app:
-            plans = [self._resolve_app(task.app)]
+        """Start the task's apps (`AppLauncher.task_argvs`) and wait for their windows and a still screen."""
+        plans = self._apps.task_argvs(task, self._materialized)
         with x_errors(self.display):
             before_frame = self._screen.grab().raw
             known = set(self._x.client_ids())
-            processes = [self._launch(argv) for argv in plans]
-            new = self._wait_windows(known, len(processes), processes) if processes else []
+            processes = [self._apps.launch(argv, self.display) for argv in plans]
+            new = self._apps.wait_windows(self._x, known, len(processes), processes) if processes else []
             if processes and not new:
                 raise SetupError(
                     f"no window appeared within {self.config.launch_timeout_s}s after launching {plans}: "
-                    + "; ".join(log_tail(self._apps[p]) for p in processes)
+                    + "; ".join(self._apps.log_tail(p) for p in processes)
                 )
             if new:
                 self._x.activate(new[-1])  # the newest window takes the input, as after a user's launch
             self._frame = self._settle(before_frame, hold_s=self.config.settle_quiet_s)
-
-    def _resolve_app(self, name: str) -> list[str]:
-        """The argv of app `name`: its `setup['apps']` entry, else the program of that name on PATH if the task's
-        `app` or `allowed_apps` names it. A model's LaunchApp comes here too: no other program ever starts."""
-        task = self._task
-        apps = task.setup.get("apps", {}) if task is not None else {}
-        if not isinstance(apps, Mapping):
-            raise SetupError(f"task.setup['apps'] must map app names to argv lists, got {type(apps).__name__}")
-        if name in apps:
-            return _argv(apps[name], f"setup.apps[{name!r}]")
-        allowed = sorted({*apps, *([task.app] if task is not None and task.app else []), *self.config.allowed_apps})
-        if _is_path(name) or name not in allowed:
-            what = "a path" if _is_path(name) else "not an app this task allows"
-            raise AppNotAllowedError(
-                f"app {name!r} refused, nothing was started: it is {what} (allowed: {', '.join(allowed) or 'none'}); "
-                "name an allowed app, or allow it in task.setup['apps'] or DesktopConfig.allowed_apps"
-            )
-        found = shutil.which(name)
-        if found is None:
-            raise AppNotFoundError(f"app {name!r} is allowed but no executable of that name is on PATH; install it "
-                                   "or add it to task.setup['apps'] as an argv list")
-        return [found]
-
-    def _in_sandbox(self, argv: list[str]) -> list[str]:
-        """`argv` as run in a materialized task: in its root, with its home and settings environment."""
-        if self._materialized is None:
-            return argv
-        if shutil.which(argv[0]) is None:
-            raise AppNotFoundError(f"{argv[0]!r} is not installed or not on PATH; install its Debian package")
-        return self._materialized.command(argv).via_env()
-
-    def _launch(self, argv: list[str]) -> subprocess.Popen[bytes]:
-        log_path = self._workdir / f"app-{next(self._launches)}.log"
-        process = spawn(argv, self.display, log_path)
-        self._apps[process] = log_path
-        return process
-
-    def _wait_windows(self, known: set[int], count: int, processes: Seq[subprocess.Popen[bytes]]) -> list[int]:
-        """New top-level windows (at least `count`, or what there is at the timeout, or once every process ended)."""
-        deadline = time.monotonic() + self.config.launch_timeout_s
-        while True:
-            new = [w for w in self._x.client_ids() if w not in known]
-            if len(new) >= count or time.monotonic() > deadline or all(p.poll() is not None for p in processes):
-                self._app_windows.update(new)
-                return new
-            time.sleep(0.02)
-
-    def _wait_windows_gone(self, windows: set[int], timeout: float = 2.0) -> None:
-        """Wait until the WM has dropped `windows`: X reuses the ids of a dead client for the next one, so a
-        window still listed from the last task would hide the new app's window from `_wait_windows`."""
-        deadline = time.monotonic() + timeout
-        while windows & set(self._x.client_ids()) and time.monotonic() < deadline:
-            time.sleep(0.02)
-
-    def _stop_apps(self) -> set[int]:
-        """Stop every app this env launched; returns the windows they had, which close asynchronously."""
-        for process in self._apps:
-            stop(process)
-        self._apps.clear()
-        windows, self._app_windows = self._app_windows, set()
-        return windows
 
     # --- observing ------------------------------------------------------------------------------
     def observe(self) -> Observation:
@@ -439,6 +323,9 @@ class DesktopEnv(EnvBase):
                 self._frame = self._settle(before, hold_s=self.config.settle_hold_s)
 
     def _act(self, action: Action) -> Mapping[str, Any] | None:
+        sends = INPUT_HANDLERS.get(action.type)
+        if sends is not None:
+            return sends(self._input, action)
         handler = HANDLERS.get(action.type)  # None: a no-op inside a Sequence (TakeNote, Finished, ...)
         return handler(self, action) if handler is not None else None
 
@@ -446,141 +333,14 @@ class DesktopEnv(EnvBase):
         infos = [self._act(inner) for inner in action.actions]
         return {"sequence": [dict(i or {}) for i in infos]}
 
-    def _move(self, point: S.Point | None) -> None:
-        if point is not None:
-            self._x.move(*point)
-
-    def _click(self, action: Any) -> None:
-        button, clicks = CLICKS[action.type]
-        self._x.move(*action.point)
-        for _ in range(clicks):
-            self._x.button(button, True)
-            self._x.button(button, False)
-
-    def _hover(self, action: S.Hover) -> None:
-        self._x.move(*action.point)
-
-    def _drag(self, action: S.Drag) -> None:
-        cfg = self.config
-        x0, y0 = action.start if action.start is not None else self._x.pointer()
-        x1, y1 = action.end
-        self._x.move(x0, y0)
-        self._x.button(1, True)
-        self._pause(cfg.drag_hold_s)
-        for i in range(1, cfg.drag_steps + 1):
-            self._x.move(x0 + (x1 - x0) * i / cfg.drag_steps, y0 + (y1 - y0) * i / cfg.drag_steps)
-            self._pause(cfg.drag_step_s)
-        self._pause(cfg.drag_hold_s)
-        self._x.button(1, False)
-
-    def _pause(self, seconds: float) -> None:
-        """Let the server deliver what was sent and the apps (and WM) react before the next event."""
-        self._x.sync()
-        time.sleep(seconds)
-
-    def _mouse_down(self, action: S.MouseDown) -> None:
-        self._move(action.point)
-        self._x.button(1, True)
-        self._held_buttons.add(1)
-
-    def _mouse_up(self, action: S.MouseUp) -> None:
-        self._move(action.point)
-        self._x.button(1, False)
-        self._held_buttons.discard(1)
-
-    def _scroll(self, action: S.Scroll) -> None:
-        self._move(action.point)
-        button = WHEEL[action.direction]
-        for _ in range(action.amount or self.config.scroll_notches):
-            self._x.button(button, True)
-            self._x.button(button, False)
-
-    def _type(self, action: S.Type) -> None:
-        """Type text key by key; characters no key produces are bound to scratch keycodes, a batch at a time.
-
-        Xlib clients apply a keymap change as soon as they read it, even before the key events queued
-        ahead of it, so the screen must show one batch (the app has read it) before the next rebinds.
-        """
-        batches = self._scratch_batches([TYPE_KEYS.get(ch) or char_keysym(ch) for ch in action.content])
-        for i, batch in enumerate(batches):
-            before = self._screen.grab().raw if i < len(batches) - 1 else None
-            self._type_batch(batch)
-            if before is not None:
-                self._settle(before, hold_s=self.config.settle_hold_s)
-
-    def _scratch_batches(self, keysyms: list[int]) -> list[list[int]]:
-        """Split keysyms so no part needs more scratch keycodes than there are."""
-        batches: list[list[int]] = [[]]
-        off_keymap: set[int] = set()  # the current batch's keysyms that need a scratch keycode
-        for keysym in keysyms:
-            if not self._x.on_keymap(keysym) and keysym not in off_keymap:
-                if len(off_keymap) == self._x.scratch_count:
-                    batches.append([])
-                    off_keymap = set()
-                off_keymap.add(keysym)
-            batches[-1].append(keysym)
-        return batches
-
-    def _type_batch(self, keysyms: list[int]) -> None:
-        shift = self._x.keycodes([SHIFT])[0][0]
-        for keycode, level in self._x.keycodes(keysyms):
-            if level:
-                self._x.key(shift, True)
-            self._x.key(keycode, True)
-            self._x.key(keycode, False)
-            if level:
-                self._x.key(shift, False)
-        self._x.sync()
-
-    def _chord(self, keys: Seq[str]) -> list[int]:
-        """Keycodes to press for `keys`, Shift first when a character sits on the shifted level ('ctrl', '+')."""
-        pairs = self._x.keycodes([key_keysym(k) for k in keys])
-        keycodes = [keycode for keycode, _ in pairs]
-        if any(level for _, level in pairs):
-            shift = self._x.keycodes([SHIFT])[0][0]
-            keycodes = [shift] + [k for k in keycodes if k != shift]
-        return keycodes
-
-    def _hotkey(self, action: S.Hotkey) -> None:
-        keycodes = self._chord(action.keys)
-        for _ in range(action.repeat):
-            for keycode in keycodes:
-                self._x.key(keycode, True)
-            for keycode in reversed(keycodes):
-                self._x.key(keycode, False)
-
-    def _key_down(self, action: S.KeyDown) -> None:
-        for key in action.keys:
-            keycodes = self._chord([key])
-            for keycode in keycodes:
-                self._x.key(keycode, True)
-            self._held_keys[key.lower()] = keycodes
-
-    def _key_up(self, action: S.KeyUp) -> None:
-        for key in action.keys:
-            keycodes = self._held_keys.pop(key.lower(), None) or self._chord([key])
-            for keycode in reversed(keycodes):
-                self._x.key(keycode, False)
-
-    def _release_held(self) -> None:
-        for keycodes in self._held_keys.values():
-            for keycode in reversed(keycodes):
-                self._x.key(keycode, False)
-        for button in self._held_buttons:
-            self._x.button(button, False)
-        self._held_keys.clear()
-        self._held_buttons.clear()
-        self._x.sync()
-
     def _launch_app(self, action: S.LaunchApp) -> Mapping[str, Any]:
-        argv = self._in_sandbox(self._resolve_app(action.app))
+        argv = self._apps.in_sandbox(self._apps.resolve(action.app, self._task), self._materialized)
         known = set(self._x.client_ids())
-        process = self._launch(argv)
-        new = self._wait_windows(known, 1, [process])
+        process = self._apps.launch(argv, self.display)
+        new = self._apps.wait_windows(self._x, known, 1, [process])
         if not new and process.poll() not in (None, 0):
             raise SetupError(
-                f"{argv} exited with status {process.returncode} before showing a window: "
-                f"{log_tail(self._apps[process])}"
+                f"{argv} exited with status {process.returncode} before showing a window: {self._apps.log_tail(process)}"
             )
         if new:
             self._x.activate(new[-1])
@@ -590,32 +350,12 @@ class DesktopEnv(EnvBase):
         time.sleep(self.config.wait_s if action.seconds is None else action.seconds)
 
 
-def _is_path(name: str) -> bool:
-    """An app name with a directory part (or a NUL): a path, which would start a program no allow-list named."""
-    return "/" in name or "\\" in name or "\0" in name or name in (".", "..")
-
-
-def _argv(value: Any, where: str) -> list[str]:
-    if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) and v for v in value):
-        return list(value)
-    raise SetupError(f"{where} must be an argv list of non-empty strings, e.g. ['xmessage', 'hi'], got {value!r}")
-
-
-#: What each desktop action does; an action type missing here is not a desktop action (validate() rejects it).
+#: What the env itself does for the desktop actions that are not input (`INPUT_HANDLERS`); an action type missing
+#: from both is not a desktop action (validate() rejects it).
 HANDLERS: Mapping[A, Callable[[DesktopEnv, Any], Mapping[str, Any] | None]] = {
-    **{kind: DesktopEnv._click for kind in CLICKS},
-    A.HOVER: DesktopEnv._hover,
-    A.DRAG: DesktopEnv._drag,
-    A.MOUSE_DOWN: DesktopEnv._mouse_down,
-    A.MOUSE_UP: DesktopEnv._mouse_up,
-    A.SCROLL: DesktopEnv._scroll,
-    A.TYPE: DesktopEnv._type,
-    A.HOTKEY: DesktopEnv._hotkey,
-    A.KEY_DOWN: DesktopEnv._key_down,
-    A.KEY_UP: DesktopEnv._key_up,
     A.LAUNCH_APP: DesktopEnv._launch_app,
     A.WAIT: DesktopEnv._wait,
     A.SEQUENCE: DesktopEnv._sequence,
 }
-S.check_covers("HANDLERS (with NO_INPUT) needs a handler for every desktop action", set(HANDLERS) | NO_INPUT,
-               S.actions_for(Platform.DESKTOP))
+S.check_covers("INPUT_HANDLERS and HANDLERS (with NO_INPUT) need a handler for every desktop action",
+               set(INPUT_HANDLERS) | set(HANDLERS) | NO_INPUT, S.actions_for(Platform.DESKTOP))

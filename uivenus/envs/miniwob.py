@@ -8,7 +8,9 @@ actions are given in are one and the same; the rest of the page (reward display,
 and the document is kept from scrolling. The page grades itself: `state()` reads `WOB_DONE_GLOBAL`,
 `WOB_RAW_REWARD_GLOBAL` (±1), `WOB_REWARD_GLOBAL` (time-discounted) and `WOB_REWARD_REASON`. When an episode
 ends the page covers its area with the start cover; the env disarms the cover so that no later click can start
-a second episode over the first one's reward, and actions that would leave the page are refused.
+a second episode over the first one's reward, and actions that would leave the page are refused. The page's grade
+is the "miniwob" check kind (`page_verdict`, and `page_state_check` on a recorded state), registered here with the
+one check registry (`uivenus.envs.checks`).
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from typing import Any
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from uivenus.actions.space import Action, Launch, Platform, PressBack, PressHome
-from uivenus.envs.base import Observation, SetupError
+from uivenus.envs.base import Env, Observation, SetupError
 from uivenus.envs.browser import BrowserActionError, BrowserConfig, BrowserEnv
+from uivenus.envs.checks import Checker, CheckOutcome, register_checker
 from uivenus.envs.page_script import page_script
 from uivenus.envs.sandbox.server import SandboxServer
 from uivenus.records import TaskSpec
@@ -204,3 +207,25 @@ def _episode(task: TaskSpec) -> Mapping[str, Any]:
     if not isinstance(episode, Mapping) or not isinstance(episode.get("task"), str):
         raise MiniWoBError(f"task {task.id} is not a MiniWoB episode; build it with miniwob_task(name, seed)")
     return episode
+
+
+# --- the page's own grade, as the "miniwob" check kind -------------------------------------------
+
+def page_verdict(env: Env, task: TaskSpec) -> Mapping[str, Any]:
+    """The grade the page gave the episode (its whole state): done with a positive raw reward passes."""
+    state = dict(env.state())
+    return {**state, "passed": bool(state.get("done")) and float(state.get("raw_reward", 0)) > 0}
+
+
+def page_state_check(task: TaskSpec, state: Mapping[str, Any]) -> CheckOutcome:
+    """The page's grade from a recorded `MiniWoBEnv.state()`: success when the raw reward is positive."""
+    raw = state.get("raw_reward")
+    if raw is None:
+        return CheckOutcome(None, "the state has no raw_reward (not a MiniWoB page?)")
+    if not state.get("done"):
+        return CheckOutcome(False, "the page never graded the episode (not done)")
+    reason = f"raw_reward {raw}" + (f" ({state['reason']})" if state.get("reason") else "")
+    return CheckOutcome(float(raw) > 0, reason)
+
+
+MINIWOB = register_checker(Checker("miniwob", page_verdict, page_state_check))

@@ -23,11 +23,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from uivenus.agent.loop import CHECKERS, LoopConfig, run_episode
+from uivenus.agent.loop import LoopConfig, run_episode
 from uivenus.agent.policies import Policy, policy_from_spec
 from uivenus.agent.safety import GuardMode
 from uivenus.envs.base import EnvError
-from uivenus.envs.miniwob import MiniWoBEnv, MiniWoBError, list_flight_tasks, list_tasks, miniwob_task
+from uivenus.envs.miniwob import MiniWoBEnv, MiniWoBError, list_flight_tasks, list_tasks, miniwob_task, page_verdict
 from uivenus.records import TaskSpec
 from uivenus.store import TrajectoryStore
 
@@ -74,7 +74,7 @@ def _episode(env: MiniWoBEnv, policy: Policy, task: TaskSpec, loop: LoopConfig, 
         record.update(steps=len(trajectory.steps), outcome=trajectory.outcome.value,
                       error=trajectory.metadata.get("error"), utterance=trajectory.task.instruction)
         # the loop asks its checker unless the episode ended in ERROR; then the page is asked here
-        verdict = trajectory.verdicts.get("miniwob") or CHECKERS["miniwob"](env, trajectory.task)
+        verdict = trajectory.verdicts.get("miniwob") or page_verdict(env, trajectory.task)
     except EnvError as exc:
         record["error"] = f"{type(exc).__name__}: {exc}"
         return {**record, "seconds": round(time.perf_counter() - started, 3)}

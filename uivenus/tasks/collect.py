@@ -34,10 +34,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from uivenus.actions.space import Platform
 from uivenus.agent.policies.base import Policy
 from uivenus.envs.base import Env, EnvError
+from uivenus.envs.desktop_checks import CHECK_KINDS as DESKTOP_CHECK_KINDS
 from uivenus.records import Outcome, RecordError, TaskSpec, Trajectory, read_jsonl
 from uivenus.store import EPISODE_FILE, StoreError, TrajectoryStore, read_episode
 from uivenus.tasks.catalog import Catalog
-from uivenus.tasks.desktop import CHECK_KINDS as DESKTOP_CHECK_KINDS  # importing it registers them with the loop
 from uivenus.tasks.executors import Executor, WorkerContext
 from uivenus.tasks.feedback import (
     PAGE_KEY, REFERENCE_KEY, SYNTH_TASK_KEY, Failure, FailureKind, environment_failed, episode_passed, feedback,

@@ -22,10 +22,11 @@ from uivenus.agent.loop import LoopConfig, run_episode
 from uivenus.agent.policies.base import Policy
 from uivenus.agent.safety import Guard
 from uivenus.envs.base import Env
+from uivenus.envs.desktop_checks import evaluate
 from uivenus.envs.materialize import Materialized, apply
 from uivenus.records import Trajectory
 from uivenus.store import TrajectoryStore
-from uivenus.tasks.desktop import SegmentedTask, evaluate
+from uivenus.tasks.desktop import SegmentedTask
 
 
 class WorkspaceEnv(Env, Protocol):

@@ -19,11 +19,12 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from uivenus.envs.desktop_checks import CHECK_KINDS, CheckError, evaluate
 from uivenus.envs.materialize import FileSpec, MaterializeError, MaterializePlan, Settings
 from uivenus.files import write_jsonl
 from uivenus.records import RecordError, TaskSpec, read_jsonl
 from uivenus.tasks.catalog import FunctionCall
-from uivenus.tasks.desktop import CHECK_KINDS, CheckError, Segment, SegmentedTask, evaluate
+from uivenus.tasks.desktop import Segment, SegmentedTask
 
 __all__ = [
     "CHECK_KINDS", "CheckError", "FileSpec", "MaterializeError", "MaterializePlan", "Segment", "SegmentedTask",

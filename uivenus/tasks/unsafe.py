@@ -2,7 +2,7 @@
 under, read from its words with the guard's own rules.
 
 Catalog builders mark functions `unsafe` and the validity gate checks task instructions with these; asking the
-guard's rule registry (`uivenus.agent.safety.RULES`) rather than keeping a second keyword list means a task is
+guard's rule registry (`uivenus.agent.safety_rules.RULES`) rather than keeping a second keyword list means a task is
 called consequential exactly when the guard would stop it.
 """
 
@@ -19,7 +19,7 @@ def unsafe_categories(texts: Iterable[str], where: Sequence[str] = ("target",)) 
     `where` names which of the guard's rule groups read the texts: `target` (what a button does), `field`
     (what a field holds: passwords, card numbers) or `content` (what is typed).
     """
-    from uivenus.agent.safety import RULES, Where
+    from uivenus.agent.safety_rules import RULES, Where
 
     wanted = {Where(w) for w in where}
     found: dict[str, str] = {}

@@ -25,7 +25,7 @@ from PIL import Image
 from uivenus.agent.policies.base import (
     Message, Mode, Policy, PolicyError, PolicyRequest, PolicySpecError, Sampling, policy_from_spec, spec_pairs,
 )
-from uivenus.records import TaskSpec
+from uivenus.envs.checks import UnknownCheckKind, checker_for
 from uivenus.verify.base import (
     JUDGE_FACTORIES, Evidence, Judge, StepEvidence, Verdict, VerifyError, Vote, register_judge,
 )
@@ -34,9 +34,8 @@ from uivenus.verify.text_evidence import PointStatus, ocr_lines, point_status
 from uivenus.verify.voting import aggregate, as_verdict
 
 __all__ = [
-    "CHECK_KINDS", "JUDGE_SYSTEM_PROMPT", "STEP_SYSTEM_PROMPT", "VLM_OPTIONS", "CheckOutcome", "OcrJudge",
-    "ProgramJudge", "SampledJudge", "VlmJudge", "VlmOptions", "collect_verdicts",
-    "parse_verdict_text", "register_check_kind",
+    "JUDGE_SYSTEM_PROMPT", "STEP_SYSTEM_PROMPT", "VLM_OPTIONS", "OcrJudge", "ProgramJudge",
+    "SampledJudge", "VlmJudge", "VlmOptions", "collect_verdicts", "parse_verdict_text",
 ]
 
 #: How much of a model's raw answer an abstention keeps as evidence.
@@ -71,52 +70,6 @@ def _no_options(kind: str, rest: str) -> None:
 
 # --- programmatic judge -------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class CheckOutcome:
-    passed: bool | None  # None: the state does not let the checker decide
-    reason: str
-
-
-CheckKind = Callable[[TaskSpec, Mapping[str, Any]], CheckOutcome]
-#: Checkers by `task.check["kind"]`, each a function of the task and `env.state()` after the last step.
-CHECK_KINDS: dict[str, CheckKind] = {}
-
-
-def register_check_kind(kind: str) -> Callable[[CheckKind], CheckKind]:
-    def decorate(check: CheckKind) -> CheckKind:
-        CHECK_KINDS[kind] = check
-        return check
-
-    return decorate
-
-
-@register_check_kind("sandbox")
-def _sandbox_check(task: TaskSpec, state: Mapping[str, Any]) -> CheckOutcome:
-    """The bundled app's exact checker over `state["app_state"]` (BrowserEnv.state() on a sandbox page)."""
-    from uivenus.envs.sandbox.tasks import SandboxTaskError, check_spec
-
-    app_state = state.get("app_state")
-    if app_state is None:
-        return CheckOutcome(None, "the final page is no sandbox app (state has no app_state)")
-    try:
-        result = check_spec(task, app_state)
-    except SandboxTaskError as exc:
-        raise VerifyError(f"task {task.id} names a sandbox check that does not exist: {exc}") from None
-    return CheckOutcome(result.passed, result.reason)
-
-
-@register_check_kind("miniwob")
-def _miniwob_check(task: TaskSpec, state: Mapping[str, Any]) -> CheckOutcome:
-    """The MiniWoB++ page's own grade (MiniWoBEnv.state()): success when the raw reward is positive."""
-    raw = state.get("raw_reward")
-    if raw is None:
-        return CheckOutcome(None, "the state has no raw_reward (not a MiniWoB page?)")
-    if not state.get("done"):
-        return CheckOutcome(False, "the page never graded the episode (not done)")
-    reason = f"raw_reward {raw}" + (f" ({state['reason']})" if state.get("reason") else "")
-    return CheckOutcome(float(raw) > 0, reason)
-
-
 class ProgramJudge:
     """The task's own checker over the final environment state: exact where a task has one, silent elsewhere."""
 
@@ -129,10 +82,16 @@ class ProgramJudge:
         if evidence.final_state is None:
             return _abstain(self.name, "no final environment state was recorded")
         kind = check.get("kind")
-        checker = CHECK_KINDS.get(kind)  # type: ignore[arg-type]
-        if checker is None:
-            return _abstain(self.name, f"no checker for check kind {kind!r} (known: {', '.join(sorted(CHECK_KINDS))})")
-        outcome = checker(evidence.task, evidence.final_state)
+        try:
+            checker = checker_for(kind)
+        except UnknownCheckKind as exc:
+            return _abstain(self.name, str(exc))
+        if checker.from_state is None:
+            return _abstain(self.name, f"check kind {kind!r} cannot be judged from a recorded state")
+        try:
+            outcome = checker.from_state(evidence.task, evidence.final_state)
+        except LookupError as exc:  # e.g. a sandbox check naming a task that does not exist
+            raise VerifyError(f"task {evidence.task.id} names a {kind} check that does not exist: {exc}") from None
         if outcome.passed is None:
             return _abstain(self.name, outcome.reason)
         return Verdict(self.name, Vote.SUCCESS if outcome.passed else Vote.FAILURE, 1.0, outcome.reason,
