@@ -73,6 +73,7 @@ def test_executor_contract(name: str, jobs: ModuleType, tmp_path: Path, request:
         assert again[0]["uses"] == len(earlier) + 1
         if earlier:
             assert again[0]["pid"] == earlier[0]["pid"]
+        pids.add(again[0]["pid"])  # a worker idle until now holds an item from here on too
     finally:
         executor.close()
     closed = {p.name.removeprefix("closed-") for p in tmp_path.glob("closed-*")}
