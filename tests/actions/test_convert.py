@@ -102,7 +102,7 @@ def test_convert_text_returns_actions_or_the_error_per_item():
     text = '{"action_type": "navigate_back"}\n{"action_type": "scroll", "direction": "up"}\n'
     back, scroll = convert_text("androidworld", text)
     assert back == (PressBack(),)
-    assert isinstance(scroll, ConvertError) and "pass screen=(width, height)" in str(scroll)
+    assert isinstance(scroll, ConvertError) and "--screen 1080x2400" in str(scroll)
     assert convert_text("androidworld", text, screen=SCREEN)[1] == (Swipe(start=(540, 1200), end=(540, 2399)),)
 
 
@@ -146,7 +146,7 @@ def test_scroll_is_the_inverse_of_swipe():
 @pytest.mark.parametrize(("item", "fragment", "options"), [
     ({"action_type": "click", "index": 3}, "click by element index 3 has no box", {}),
     ({"action_type": "click", "index": 9}, "boxes are known for [3, 7]", {"element_boxes": BOXES}),
-    ({"action_type": "scroll", "direction": "down"}, "pass screen=(width, height)", {}),
+    ({"action_type": "scroll", "direction": "down"}, "--screen 1080x2400", {}),
     ({"action_type": "scroll", "direction": "sideways"}, "direction must be one of", {"screen": SCREEN}),
     ({"action_type": "click", "index": 3, "x": 1, "y": 2}, "both an element index and x, y", {"element_boxes": BOXES}),
     ({"action_type": "click", "x": 10}, "needs both x and y", {}),

@@ -5,12 +5,27 @@ from __future__ import annotations
 import typer
 
 from uivenus.cli import actions, captcha, demo, env, evaluate, run, runs, serve, synth, tasks, tasks_run, train, verify
+from uivenus.cli.errors import DEBUG_ENV, ErrorBoundaryGroup
 
 app = typer.Typer(
     help="uivenus: a GUI agent that acts on phones, browsers and desktops, and the data engine that trains it.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    cls=ErrorBoundaryGroup,
 )
+
+
+@app.callback()
+def main(
+    ctx: typer.Context,
+    debug: bool = typer.Option(False, "--debug", help=f"Show the traceback of an error (or set {DEBUG_ENV}=1)."),
+) -> None:
+    """uivenus: a GUI agent that acts on phones, browsers and desktops, and the data engine that trains it.
+
+    Bad input (an unknown env, task or policy, a missing file or path) is one `error: …` line and exit status 1.
+    """
+    ctx.meta["uivenus.debug"] = debug
+
 app.add_typer(actions.app, name="actions")
 app.add_typer(env.app, name="env")
 app.add_typer(runs.app, name="runs")

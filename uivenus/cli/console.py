@@ -37,7 +37,7 @@ class _CliConsole(Console):
         return ConsoleDimensions(max(width, self.min_width) if terminal else PIPED_WIDTH, height)
 
 
-def cli_console(*, min_width: int = 0) -> Console:
+def cli_console(*, min_width: int = 0, stderr: bool = False) -> Console:
     """The Console a command prints through; `min_width` widens a narrower terminal for output that reads badly
-    folded (the demo's tables)."""
-    return _CliConsole(min_width=min_width)
+    folded (the demo's tables); `stderr` prints to standard error (errors, progress)."""
+    return _CliConsole(min_width=min_width, stderr=stderr)

@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from uivenus.cli.console import cli_console
+from uivenus.cli.errors import fail
 
 console = cli_console()
 
@@ -40,8 +41,7 @@ def grounding(
         results = evaluate_grounding(items, policy, out, frame_kind=frame, batch_size=batch_size, workers=workers,
                                      progress=True, worst=worst)
     except (GroundingDataError, PolicySpecError, PolicyError, CoordinateError) as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(1) from None
+        fail(str(exc))
     for dimension, rows in results["breakdown"].items():
         table = Table(title=dimension, title_justify="left")
         for column in (dimension, "n", "hits", "accuracy"):

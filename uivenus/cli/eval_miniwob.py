@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from uivenus.cli.console import cli_console
+from uivenus.cli.errors import fail
 
 console = cli_console()
 
@@ -36,8 +37,7 @@ def miniwob(
         results = evaluate_miniwob(tasks, policy, episodes, seed, out, max_steps, progress,
                                    episode_max_ms=episode_ms, loop=LoopConfig(frame=frame), record=record)
     except (EnvError, ValueError) as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(1) from None
+        fail(str(exc))
     console.print(_table(results))
     overall = results["episodes"]
     console.print(f"[bold]{results['policy']}[/bold]: success {results['success_rate']:.3f} "

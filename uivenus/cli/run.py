@@ -22,6 +22,7 @@ from rich.table import Table
 
 from uivenus.agent.safety import GuardDecision, GuardMode
 from uivenus.cli.console import cli_console
+from uivenus.cli.errors import fail
 from uivenus.records import Outcome, TaskSpec, Trajectory
 
 console = cli_console()
@@ -154,6 +155,10 @@ def run_and_record(
     source, name = _task_source(task) if task else (None, "")
     if source is None and not instruction:
         raise RunSetupError("give an INSTRUCTION, or --task sandbox:APP/TASK to run a bundled task")
+    if source is None and policy_spec.partition(":")[0] == "oracle":
+        raise RunSetupError("the oracle policy replays a bundled task's reference solution, so it needs --task "
+                            "sandbox:APP/TASK (e.g. --task sandbox:settings/wifi_off_bluetooth_on), not an "
+                            "instruction alone")
     env_spec = env_spec or (source.default_env(name) if source else "browser")
     run_id = run_id or time.strftime("run-%Y%m%d-%H%M%S")
     guard = Guard(config.guard, confirm or decline_all)
@@ -176,7 +181,8 @@ def run_and_record(
 
 def run(
     instruction: str = typer.Argument(None, help="What the agent should do (optional with --task)."),
-    policy: str = typer.Option(..., "--policy", help="Policy SPEC: oracle, random[:SEED], hf:PATH, openai:URL#MODEL."),
+    policy: str = typer.Option(..., "--policy", help="Policy SPEC: oracle (needs --task), random[:SEED], nano, ocr, hf:PATH, "
+                                                      "openai:URL#MODEL."),
     env: str = typer.Option(None, "--env", help=f"Environment: {ENV_HELP} (default: the task's, else browser)."),
     task: str = typer.Option(None, "--task", help="A bundled task with its checker: sandbox:APP/TASK."),
     url: str = typer.Option(None, "--url", help="Page to open first (browser envs, free-form instructions)."),
@@ -194,27 +200,15 @@ def run(
     user: str = typer.Option("default", "--user", help="Whose notes (with --notes)."),
 ) -> None:
     """Run the agent on one task, record every step under --out, print the steps and the checker's verdict."""
-    from uivenus.actions.coords import CoordinateError
-    from uivenus.agent.loop import LoopConfig, LoopError
-    from uivenus.agent.memory import NotesError
-    from uivenus.agent.policies import PolicyError, PolicySpecError
-    from uivenus.envs.base import EnvError
-    from uivenus.envs.sandbox import SandboxTaskError
-    from uivenus.store import StoreError
+    from uivenus.agent.loop import LoopConfig
 
-    try:
-        config = LoopConfig(max_steps=max_steps, frame=frame, divisor=divisor, factor=factor, guard=guard,
-                            thinking=thinking, max_reasks=max_reasks, images_in_history=images_in_history)
-        directory, trajectory = run_and_record(
-            policy_spec=policy, out=out, instruction=instruction, env_spec=env, task=task, url=url, config=config,
-            confirm=ask_on_terminal, run_id=run_id, notes_dir=notes, user=user)
-    except (RunSetupError, LoopError, CoordinateError, PolicySpecError, PolicyError, EnvError, SandboxTaskError,
-            StoreError, NotesError) as exc:
-        console.print(f"[red]error:[/red] {type(exc).__name__}: {exc}")
-        raise typer.Exit(1) from None
+    config = LoopConfig(max_steps=max_steps, frame=frame, divisor=divisor, factor=factor, guard=guard,
+                        thinking=thinking, max_reasks=max_reasks, images_in_history=images_in_history)
+    directory, trajectory = run_and_record(
+        policy_spec=policy, out=out, instruction=instruction, env_spec=env, task=task, url=url, config=config,
+        confirm=ask_on_terminal, run_id=run_id, notes_dir=notes, user=user)
     console.print(trajectory_table(trajectory))
     console.print(verdict_line(trajectory))
     console.print(f"recorded in {directory}")
     if trajectory.outcome is Outcome.ERROR:
-        console.print(f"[red]error:[/red] {trajectory.metadata.get('error')}")
-        raise typer.Exit(1)
+        fail(f"{trajectory.metadata.get('error')}")

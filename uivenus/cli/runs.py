@@ -10,6 +10,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 from uivenus.cli.console import cli_console
+from uivenus.cli.errors import fail
 from uivenus.records import Trajectory
 from uivenus.store import StoreError, episode_dirs, export_parquet, read_episode
 
@@ -21,8 +22,7 @@ def _episodes(path: Path) -> list[tuple[Path, Trajectory]]:
     try:
         return [(d, read_episode(d)) for d in episode_dirs(path)]
     except StoreError as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(1) from None
+        fail(str(exc))
 
 
 def _steps_table(directory: Path, trajectory: Trajectory) -> Table:
@@ -71,8 +71,7 @@ def export(
         try:
             export_parquet(path, out, progress=lambda done, total: progress.update(job, completed=done, total=total))
         except StoreError as exc:
-            console.print(f"[red]error:[/red] {exc}")
-            raise typer.Exit(1) from None
+            fail(str(exc))
     console.print(f"wrote {pq.ParquetFile(out).metadata.num_rows} steps to {out}")
 
 
@@ -90,6 +89,5 @@ def view(
     try:
         page = write_run_view(target, path, compare=compare)
     except StoreError as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(1) from None
+        fail(str(exc))
     console.print(f"wrote {page} ({page.stat().st_size / 1e6:.1f} MB); open it in a browser")

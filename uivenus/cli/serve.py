@@ -15,10 +15,6 @@ def serve(
 ) -> None:
     """Serve POST /v1/chat/completions, GET /v1/models and GET /health; talk to it with
     --policy openai:http://HOST:PORT/v1#MODEL."""
-    from uivenus.agent.policies import PolicyError, PolicySpecError
     from uivenus.agent.serve import run_server
 
-    try:
-        run_server(policy, host, port, model_name, max_batch=max_batch, batch_wait_s=batch_wait_ms / 1000)
-    except (PolicySpecError, PolicyError) as exc:
-        raise typer.BadParameter(str(exc), param_hint="--policy") from None
+    run_server(policy, host, port, model_name, max_batch=max_batch, batch_wait_s=batch_wait_ms / 1000)

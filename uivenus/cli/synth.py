@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from uivenus.cli.console import cli_console
+from uivenus.cli.errors import fail
 
 app = typer.Typer(help="Generate programmatic training data (GUI grounding screens).", no_args_is_help=True)
 console = cli_console()
@@ -35,7 +36,7 @@ def parse_sizes(text: str | None) -> list[tuple[int, int]] | None:
 @app.command("grounding")
 def grounding(
     out: Annotated[Path, typer.Option("--out", file_okay=False, help="Output folder: images/ and annotations.json.")],
-    n: Annotated[int, typer.Option("--n", min=0, help="Number of screens.")] = 100,
+    n: Annotated[int, typer.Option("--n", min=1, help="Number of screens.")] = 100,
     seed: Annotated[int, typer.Option("--seed", help="Same seed, same bytes.")] = 0,
     platforms: Annotated[
         str, typer.Option("--platforms", help="Comma-separated platform styles.")
@@ -70,8 +71,7 @@ def grounding(
         if parquet is not None:
             export_parquet(out, parquet)
     except SynthError as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(1) from None
+        fail(str(exc))
     kinds = Counter(r["instruction_kind"] for r in records)
     summary = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
     console.print(f"wrote {n} screens and {len(records)} instructions ({summary}) to {out}")

@@ -14,6 +14,7 @@ import typer
 from rich.table import Table
 
 from uivenus.cli.console import cli_console
+from uivenus.cli.errors import fail
 
 app = typer.Typer(help="Train: Stage I (sft), Stage II (rl), Stage III (mopd), or the whole miniature recipe.",
                   no_args_is_help=True)
@@ -29,8 +30,7 @@ def _load(config: Path, cls: type, overrides: list[str] | None) -> Any:
     try:
         return load_config(config, cls, overrides or [])
     except (ConfigError, ValueError) as exc:
-        console.print(f"[red]config error:[/red] {exc}")
-        raise typer.Exit(2) from None
+        fail(f"config error: {exc}", code=2)
 
 
 def _stage(config: Any, train: Callable[[Any], Path]) -> None:
@@ -40,8 +40,7 @@ def _stage(config: Any, train: Callable[[Any], Path]) -> None:
     try:
         final = train(config)
     except TrainError as exc:
-        console.print(f"[red]training failed:[/red] {exc}")
-        raise typer.Exit(1) from None
+        fail(f"training failed: {exc}")
     try:
         plot = plot_metrics(config.out_dir / METRICS, config.out_dir / "curves.png", title=str(config.out_dir))
         console.print(f"curves: {plot}")
@@ -52,11 +51,22 @@ def _stage(config: Any, train: Callable[[Any], Path]) -> None:
 
 
 @app.command("sft")
-def sft(config: ConfigOption, overrides: Overrides = None) -> None:
+def sft(
+    config: ConfigOption,
+    overrides: Overrides = None,
+    tiny_base: Annotated[bool, typer.Option("--tiny-base", help="Build the tiny random Qwen3-VL model at the "
+                                            "config's `model` path first when nothing is there (CPU runs).")] = False,
+) -> None:
     """Stage I: supervised training on trajectories, grounding and CAPTCHA samples."""
     from uivenus.train.sft import SFTConfig, train_sft
 
-    _stage(_load(config, SFTConfig, overrides), train_sft)
+    settings = _load(config, SFTConfig, overrides)
+    if tiny_base and not Path(settings.model).exists():
+        from uivenus.train.tiny import build_tiny_qwen3_vl
+
+        build_tiny_qwen3_vl(settings.model)
+        console.print(f"built the tiny base model at {settings.model}")
+    _stage(settings, train_sft)
 
 
 @app.command("rl")
@@ -85,8 +95,7 @@ def recipe(config: ConfigOption, overrides: Overrides = None) -> None:
     try:
         result = run_recipe(settings, log=lambda line: console.print(f"[bold]{line}[/bold]"))
     except TrainError as exc:
-        console.print(f"[red]recipe failed:[/red] {exc}")
-        raise typer.Exit(1) from None
+        fail(f"recipe failed: {exc}")
     table = Table(title="Miniature recipe: held-out scores")
     for column in ("model", "grounding accuracy", "CAPTCHA Pass@1", "seconds"):
         table.add_column(column)

@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 
 from uivenus.cli.console import cli_console
+from uivenus.cli.errors import fail
 
 console = cli_console()
 
@@ -39,8 +40,7 @@ def verify(
         built = [judge_from_spec(spec) for spec in _split(judges)]
         directories = episode_dirs(run_dir)
     except (VerifyError, StoreError) as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(1) from None
+        fail(str(exc))
     table = Table(title=f"{run_dir} · {', '.join(j.name for j in built)} · {vote}")
     for column in ("episode", "task", "outcome", "vote", "steps (C/E/I/X)", "reason"):
         table.add_column(column, overflow="fold")
@@ -54,8 +54,7 @@ def verify(
             result = verify_trace(trajectory, directory, built, vote, k=k, ocr=ocr, pixels=pixels)
             write_trace(directory, result)
         except (VerifyError, StoreError) as exc:
-            console.print(f"[red]error:[/red] {directory.name}: {exc}")
-            raise typer.Exit(1) from None
+            fail(f"{directory.name}: {exc}")
         labels = Counter(step.label.value for step in result.steps)
         counts = "/".join(str(labels[name]) for name in ("correct", "exploratory", "ineffective", "incorrect"))
         table.add_row(directory.name, trajectory.task.id, result.outcome.value, result.vote.outcome.value, counts,
@@ -63,7 +62,7 @@ def verify(
         outcomes[result.outcome.value] += 1
         results.append({"episode": directory.name, "task": trajectory.task.id, **result.to_dict()})
     console.print(table)
-    console.print(f"{len(results)} episodes verified: " + ", ".join(f"{n} {o}" for o, n in sorted(outcomes.items())))
+    console.print(f"{len(results)} episode{'' if len(results) == 1 else 's'} verified: " + ", ".join(f"{n} {o}" for o, n in sorted(outcomes.items())))
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
@@ -101,8 +100,7 @@ def eval_verifier(
         report = calibrate(data, _split(judges), _split(vote), out_dir=out or data / "calibration", k=k,
                            pixels=pixels, limit=limit, progress=progress)
     except (VerifyError, DataBuildError, EnvError, LookupError) as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(1) from None
+        fail(str(exc))
     console.print(format_table(report))
     console.print(f"{report['n']} labelled episodes ({report['truth']['success']} success, "
                   f"{report['truth']['failure']} failure; {report['hard_negatives']} hard negatives), "

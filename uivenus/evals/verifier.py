@@ -251,6 +251,10 @@ def format_table(report: Mapping[str, Any]) -> str:
             cells = ["/".join(str(by_rule[r].get(o, 0)) for o in ("success", "partial", "failed", "unknown"))
                      for r in rules]
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        lines += ["", "S/P/F/U: how many episodes each rule judged success / partial / failed / unknown (no judge "
+                      "could tell)."]
+    lines += ["FSR: false-success rate (failures judged success); agr: agreement with the labels; "
+              "cov: coverage (episodes the voter judged at all)."]
     return "\n".join(lines)
 
 

@@ -133,7 +133,8 @@ class AndroidWorldConverter:
             return (max(x1, 0), max(y1, 0), min(x2, width), min(y2, height))
         if self.screen is None:
             fail(f"{kind} {data.get('direction')!r} is a swipe across the screen, whose size is unknown; "
-                 "pass screen=(width, height) in pixels")
+                 "give the screen size in pixels (uivenus actions convert --screen 1080x2400; "
+                 "screen=(width, height) in code)")
         return (0, 0, *self.screen)
 
 

@@ -140,7 +140,9 @@ class OraclePolicy(PolicyBase):
             value = getattr(self.key, name)
             if value is not None and (text := source(value, request.context)) is not None:
                 return PolicyReply(text=text)
-        raise PolicyError(f"the oracle's answer key holds no ground truth; it reads one of {', '.join(ORACLE_SOURCES)}")
+        raise PolicyError("the oracle holds no ground truth for this task: it replays a task's reference solution "
+                          "or its known target, so run it on a bundled task (uivenus run --task sandbox:APP/TASK) "
+                          f"or a generated dataset (its answer key reads one of {', '.join(ORACLE_SOURCES)})")
 
 
 @register_policy("oracle")

@@ -13,9 +13,11 @@ The stock Qwen-VL processors also build a video processor, which needs torchvisi
 from __future__ import annotations
 
 import functools
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from uivenus.actions.coords import Frame
@@ -66,6 +68,23 @@ def register_image_only_processors() -> None:
     """Make every family's image-only processor known to `AutoProcessor` (idempotent)."""
     for model_type in _FAMILIES:
         image_only_processor_class(model_type)
+
+
+#: A Hugging Face hub repo id (`org/name`), which `from_pretrained` may take in place of a local directory.
+_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
+
+
+def check_checkpoint(path: str) -> None:
+    """Refuse a checkpoint path that names nothing: a local path (anything but a hub id `org/name`) must be a
+    directory, so a typo is one line naming it rather than a failed hub download."""
+    local = Path(path).expanduser()
+    if local.is_dir():
+        return
+    if local.exists():
+        raise PolicySpecError(f"hf checkpoint {path} is a file; hf:PATH takes a checkpoint directory")
+    if not _HUB_ID.fullmatch(path) or path.startswith("."):
+        raise PolicySpecError(f"no checkpoint at {path} (no such directory); hf:PATH takes a local checkpoint "
+                              f"directory such as one `uivenus train sft` wrote")
 
 
 def load_processor(path: str) -> Any:
@@ -193,9 +212,13 @@ class TransformersPolicy(PolicyBase):
         import torch
         from transformers import AutoModelForImageTextToText
 
+        check_checkpoint(options.path)
         self.options = options.resolved()
         self.name = f"hf:{options.path}"
-        self.processor = load_processor(options.path)
+        try:
+            self.processor = load_processor(options.path)
+        except OSError as exc:  # a hub id that is not there, or no network to fetch it
+            raise PolicyError(f"cannot load checkpoint {options.path}: {' '.join(str(exc).split())}") from None
         image_processor = self.processor.image_processor
         if options.max_pixels or options.min_pixels:
             from transformers.image_utils import SizeDict

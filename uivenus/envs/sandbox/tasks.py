@@ -123,8 +123,11 @@ def get_task(task_id: str) -> SandboxTask:
     _load_apps()
     task = TASKS.get(task_id) or DYNAMIC_TASKS.get(task_id)
     if task is None:
-        raise SandboxTaskError(f"no sandbox task {task_id!r}; known: {', '.join(sorted(TASKS))} "
-                               f"(run-time tasks are registered with register_dynamic)")
+        app = task_id.partition("/")[0]
+        same_app = sorted(t for t in TASKS if t.partition("/")[0] == app)
+        known = (f"the {app} app's tasks: {', '.join(same_app)}" if same_app
+                 else f"bundled tasks: {', '.join(sorted(TASKS))}")
+        raise SandboxTaskError(f"no sandbox task {task_id!r}; {known}")
     return task
 
 
