@@ -20,6 +20,7 @@ import click
 import typer
 from rich.table import Table
 
+from uivenus.actions.grammar import format_action
 from uivenus.agent.safety import GuardDecision, GuardMode
 from uivenus.cli.console import cli_console
 from uivenus.cli.errors import fail
@@ -126,6 +127,34 @@ def verdict_line(trajectory: Trajectory) -> str:
 
 # --- running ----------------------------------------------------------------------------------------
 
+class StepPrinter:
+    """An episode writer that also prints one line per step as it is stored (the loop gives no other sign of life
+    until the episode ends); everything else goes to the wrapped writer."""
+
+    def __init__(self, writer: Any, print_line: Callable[[str], None]) -> None:
+        self._writer = writer
+        self._print = print_line
+        self._started = time.monotonic()
+
+    def append(self, step: Any, screenshot: Any = None) -> Any:
+        stored = self._writer.append(step, screenshot)
+        action = format_action(stored.action) if stored.action is not None else "(no action)"
+        state = "ran" if stored.executed else f"not run: {_short(stored.error or '', 80)}"
+        self._print(f"step {stored.index}: {_short(action, 80)} {state} "
+                    f"({time.monotonic() - self._started:.1f} s)")
+        return stored
+
+    def __enter__(self) -> StepPrinter:
+        self._writer.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self._writer.__exit__(*exc)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._writer, name)
+
+
 def run_and_record(
     *,
     policy_spec: str,
@@ -139,6 +168,7 @@ def run_and_record(
     run_id: str | None = None,
     notes_dir: Path | None = None,
     user: str = "default",
+    on_step: Callable[[str], None] | None = None,
 ) -> tuple[Path, Trajectory]:
     """Build env, task and policy from their specs and run one episode into the store at `out`.
 
@@ -174,7 +204,8 @@ def run_and_record(
         store.start_run(run_id, {"policy": policy_spec})
         episode_id = spec.id.replace("/", "_")
         writer = store.episode(run_id, episode_id, spec, {"env": env_spec, "policy": policy_spec})
-        trajectory = run_episode(env, policy, spec, config=config, writer=writer, guard=guard,
+        shown = StepPrinter(writer, on_step) if on_step is not None else writer
+        trajectory = run_episode(env, policy, spec, config=config, writer=shown, guard=guard,
                                  memory=Memory(notes_file=notes, task_id=spec.id))
     return writer.directory, trajectory
 
@@ -206,7 +237,7 @@ def run(
                         thinking=thinking, max_reasks=max_reasks, images_in_history=images_in_history)
     directory, trajectory = run_and_record(
         policy_spec=policy, out=out, instruction=instruction, env_spec=env, task=task, url=url, config=config,
-        confirm=ask_on_terminal, run_id=run_id, notes_dir=notes, user=user)
+        confirm=ask_on_terminal, run_id=run_id, notes_dir=notes, user=user, on_step=console.print)
     console.print(trajectory_table(trajectory))
     console.print(verdict_line(trajectory))
     console.print(f"recorded in {directory}")
