@@ -26,9 +26,7 @@ from uivenus.actions.grammar import (
     parse_response,
 )
 from uivenus.actions.space import (
-    KEY_NAMES,
     TERMINAL_TYPES,
-    ActionError,
     ActionType,
     Answer,
     CallUser,
@@ -63,8 +61,8 @@ from uivenus.actions.space import (
     Type,
     Wait,
     action_from_dict,
-    is_key_name,
 )
+from uivenus.actions.values import KEY_NAMES, ActionError, is_key_name
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
+from uivenus.actions.points import iter_points, map_points
 from uivenus.actions.space import (
     ACTION_CLASSES,
-    ActionError,
     ActionType,
     Click,
     Drag,
@@ -20,9 +20,8 @@ from uivenus.actions.space import (
     action_from_dict,
     actions_for,
     check_platform,
-    iter_points,
-    map_points,
 )
+from uivenus.actions.values import ActionError
 
 EXAMPLES = {
     ActionType.CLICK: {"point": (10, 20)},

@@ -33,11 +33,10 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, TypeAlias, TypeVar
 
+from .points import POINT_FIELDS
 from .space import (
     ACTION_CLASSES,
-    POINT_FIELDS,
     Action,
-    ActionError,
     ActionType,
     Direction,
     Launch,
@@ -47,6 +46,7 @@ from .space import (
     Swipe,
     is_action,
 )
+from .values import ActionError
 
 __all__ = [
     "ActionSpans",

@@ -33,7 +33,9 @@ from typing import Any
 
 from uivenus.actions.coords import QWEN2_FACTOR, CoordinateError, Frame, FrameKind, frame_from_options
 from uivenus.actions.grammar import ParseError, format_action, parse_response
-from uivenus.actions.space import Action, ActionError, Answer, CallUser, Finished, Sequence, TakeNote, iter_points
+from uivenus.actions.points import iter_points
+from uivenus.actions.space import Action, Answer, CallUser, Finished, Sequence, TakeNote
+from uivenus.actions.values import ActionError
 from uivenus.agent.conversation import Turn, build_messages
 from uivenus.agent.memory import Memory
 from uivenus.agent.policies.base import (

@@ -28,8 +28,9 @@ from typing import Any
 
 from PIL import Image
 
+from uivenus.actions.points import iter_points
 from uivenus.actions.space import (
-    Action, ActionType, Hotkey, Launch, LaunchApp, PressEnter, Sequence, Type, iter_points,
+    Action, ActionType, Hotkey, Launch, LaunchApp, PressEnter, Sequence, Type,
 )
 from uivenus.agent.policies.ocr import TextBox, ocr_text_boxes
 from uivenus.envs.base import EnvError, Observation

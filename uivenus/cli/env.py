@@ -30,7 +30,8 @@ def _task_for(env_spec: str, url: str | None, instruction: str):
 def read_actions(path: Path) -> list:
     """Actions from a file: a JSON list of action dicts, or one action call per line (`Click(point=(1, 2))`)."""
     from uivenus.actions.grammar import ParseError, parse_actions
-    from uivenus.actions.space import ActionError, action_from_dict
+    from uivenus.actions.space import action_from_dict
+    from uivenus.actions.values import ActionError
 
     text = path.read_text(encoding="utf-8")
     try:

@@ -25,6 +25,7 @@ import mss.screenshot
 from Xlib import XK
 
 from uivenus.actions import space as S
+from uivenus.actions.registries import check_covers
 from uivenus.actions.space import Action, Direction, Platform
 from uivenus.actions.space import ActionType as A
 from uivenus.envs.base import EnvBase, EnvCrashedError, EnvError, Observation, PlatformMismatchError, SetupError
@@ -617,5 +618,5 @@ HANDLERS: Mapping[A, Callable[[DesktopEnv, Any], Mapping[str, Any] | None]] = {
     A.WAIT: DesktopEnv._wait,
     A.SEQUENCE: DesktopEnv._sequence,
 }
-S.check_covers("HANDLERS (with NO_INPUT) needs a handler for every desktop action", set(HANDLERS) | NO_INPUT,
-               S.actions_for(Platform.DESKTOP))
+check_covers("HANDLERS (with NO_INPUT) needs a handler for every desktop action", set(HANDLERS) | NO_INPUT,
+             S.actions_for(Platform.DESKTOP))

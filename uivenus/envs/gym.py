@@ -23,7 +23,8 @@ from gymnasium import spaces
 
 from uivenus.actions.coords import CoordinateError, Frame
 from uivenus.actions.grammar import ParseError, parse_action, parse_response
-from uivenus.actions.space import Action, ActionError, Sequence, is_action
+from uivenus.actions.space import Action, Sequence, is_action
+from uivenus.actions.values import ActionError
 from uivenus.envs.base import Env, EnvError, Observation
 from uivenus.records import TaskSpec
 

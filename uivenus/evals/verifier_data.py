@@ -34,8 +34,9 @@ from typing import Any
 
 from uivenus.actions.coords import Frame
 from uivenus.actions.grammar import format_response
+from uivenus.actions.points import iter_points
 from uivenus.actions.space import (
-    Action, ActionType, Click, Finished, SelectOption, Type, iter_points,
+    Action, ActionType, Click, Finished, SelectOption, Type,
 )
 from uivenus.agent.policies.random_policy import RandomPolicy
 from uivenus.envs.base import Env, EnvError

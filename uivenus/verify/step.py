@@ -47,7 +47,9 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 from PIL import Image, ImageChops
 
 from uivenus.actions.grammar import ParseError, format_action, parse_action, parse_response
-from uivenus.actions.space import Action, ActionError, ActionType, CallUser, Type, iter_points
+from uivenus.actions.points import iter_points
+from uivenus.actions.space import Action, ActionType, CallUser, Type
+from uivenus.actions.values import ActionError
 from uivenus.envs.base import EnvError
 from uivenus.records import Step, TaskSpec, Trajectory
 from uivenus.store import StoreError, screenshot

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from uivenus.actions.coords import Frame
-from uivenus.actions.space import POINT_FIELDS, Action, Sequence as SequenceAction
+from uivenus.actions.points import POINT_FIELDS
+from uivenus.actions.space import Action, Sequence as SequenceAction
 from uivenus.verify.rewards import Box, ReferenceAction
 
 __all__ = ["reference_for", "single_action"]
