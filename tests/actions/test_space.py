@@ -7,6 +7,7 @@ import pytest
 from uivenus.actions.points import iter_points, map_points
 from uivenus.actions.space import (
     ACTION_CLASSES,
+    ActionSequence,
     ActionType,
     Click,
     Drag,
@@ -14,7 +15,6 @@ from uivenus.actions.space import (
     Hotkey,
     Platform,
     Scroll,
-    Sequence,
     Type,
     Wait,
     action_from_dict,
@@ -87,11 +87,11 @@ def test_json_round_trip(action_type):
         (lambda: Scroll(direction="sideways"), "direction must be one of"),
         (lambda: Scroll(direction="up", amount=0), "amount must be a positive integer"),
         (lambda: Wait(seconds=-1), "seconds must be >= 0"),
-        (lambda: Sequence(actions=(Click(point=(1, 1)),)), "needs 2..32 actions"),
-        (lambda: Sequence(actions=tuple(Click(point=(1, 1)) for _ in range(33))), "needs 2..32 actions"),
-        (lambda: Sequence(actions=(Finished(), Click(point=(1, 1)))), "may only come last"),
-        (lambda: Sequence(actions=(Click(point=(1, 1)), Sequence(actions=(Click(point=(1, 1)), Finished())))), "nested"),
-        (lambda: Sequence(actions=(Click(point=(1, 1)), "Click")), "not an action record"),
+        (lambda: ActionSequence(actions=(Click(point=(1, 1)),)), "needs 2..32 actions"),
+        (lambda: ActionSequence(actions=tuple(Click(point=(1, 1)) for _ in range(33))), "needs 2..32 actions"),
+        (lambda: ActionSequence(actions=(Finished(), Click(point=(1, 1)))), "may only come last"),
+        (lambda: ActionSequence(actions=(Click(point=(1, 1)), ActionSequence(actions=(Click(point=(1, 1)), Finished())))), "nested"),
+        (lambda: ActionSequence(actions=(Click(point=(1, 1)), "Click")), "not an action record"),
     ],
 )
 def test_illegal_records_fail_at_construction(build, message):
@@ -117,7 +117,7 @@ def test_platforms():
     with pytest.raises(ActionError, match="not available on mobile"):
         check_platform(Scroll(direction="down"), Platform.MOBILE)
     with pytest.raises(ActionError, match="MiddleClick is not available on web"):
-        check_platform(Sequence(actions=(Click(point=(1, 1)), ACTION_CLASSES[ActionType.MIDDLE_CLICK](point=(1, 1)))), Platform.WEB)
+        check_platform(ActionSequence(actions=(Click(point=(1, 1)), ACTION_CLASSES[ActionType.MIDDLE_CLICK](point=(1, 1)))), Platform.WEB)
 
 
 def test_unknown_dicts_are_errors():
@@ -132,7 +132,7 @@ def test_unknown_dicts_are_errors():
 
 
 def test_map_points_touches_every_point_once():
-    seq = Sequence(actions=(Drag(start=(1, 2), end=(3, 4)), Click(point=(5, 6)), Type(content="a")))
+    seq = ActionSequence(actions=(Drag(start=(1, 2), end=(3, 4)), Click(point=(5, 6)), Type(content="a")))
     doubled = map_points(seq, lambda p: (p[0] * 2, p[1] * 2))
     assert [p for _, p in iter_points(doubled)] == [(2, 4), (6, 8), (10, 12)]
     assert Drag(end=(1, 1)).start is None and map_points(Drag(end=(1, 1)), lambda p: (9, 9)) == Drag(end=(9, 9))

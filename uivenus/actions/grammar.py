@@ -37,12 +37,12 @@ from .points import POINT_FIELDS
 from .space import (
     ACTION_CLASSES,
     Action,
+    ActionSequence,
     ActionType,
     Direction,
     Launch,
     LaunchApp,
     Scroll,
-    Sequence,
     Swipe,
     is_action,
 )
@@ -480,7 +480,7 @@ class Response:
         if len(self.actions) == 1:
             return self.actions[0]
         try:
-            return Sequence(actions=self.actions)
+            return ActionSequence(actions=self.actions)
         except ActionError as exc:
             raise ParseError("2–32 comma-separated actions, none a Sequence, a terminal one only last",
                              fragment=self.raw, reason=str(exc)) from None

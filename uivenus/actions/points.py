@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator
 
-from .space import Action, Point, Sequence
+from .space import Action, ActionSequence, Point
 
 #: The fields that hold points, in the order the grammar writes them.
 POINT_FIELDS = ("point", "start", "end")
@@ -18,7 +18,7 @@ POINT_FIELDS = ("point", "start", "end")
 
 def iter_points(action: Action) -> Iterator[tuple[str, Point]]:
     """Every (field name, point) an action carries, Sequence members included."""
-    if isinstance(action, Sequence):
+    if isinstance(action, ActionSequence):
         for inner in action.actions:
             yield from iter_points(inner)
         return
@@ -30,7 +30,7 @@ def iter_points(action: Action) -> Iterator[tuple[str, Point]]:
 
 def map_points(action: Action, fn: Callable[[Point], Point]) -> Action:
     """A copy of `action` with every point passed through `fn` (the hook frame conversions use)."""
-    if isinstance(action, Sequence):
-        return Sequence(actions=tuple(map_points(a, fn) for a in action.actions))
+    if isinstance(action, ActionSequence):
+        return ActionSequence(actions=tuple(map_points(a, fn) for a in action.actions))
     changes = {name: fn(value) for name in POINT_FIELDS if (value := getattr(action, name, None)) is not None}
     return dataclasses.replace(action, **changes) if changes else action

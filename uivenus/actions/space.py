@@ -419,8 +419,9 @@ class Finished(_Action):
 
 @action_type("Sequence", platforms=_DESKTOP_WEB)
 @dataclass(frozen=True, slots=True)
-class Sequence(_Action):
-    """Several actions executed in one step (2–32, no nesting, a terminal action only last)."""
+class ActionSequence(_Action):
+    """Several actions executed in one step (2–32, no nesting, a terminal action only last); models write it, and
+    trajectories store it, as `Sequence`. Allowed on the web because CAPTCHA pages are web pages."""
 
     actions: tuple[Action, ...] = field(default=())
 
@@ -449,7 +450,7 @@ Action: TypeAlias = (
     Click | DoubleClick | TripleClick | RightClick | MiddleClick | Hover | LongPress | Drag | MouseDown
     | MouseUp | Swipe | Scroll | Type | Hotkey | KeyDown | KeyUp | PressBack | PressHome | PressEnter
     | PressRecent | LaunchApp | Launch | SelectOption | GetUrl | GetScreenshot | TakeNote | Wait | Answer
-    | CallUser | Finished | Sequence
+    | CallUser | Finished | ActionSequence
 )
 check_covers("the Action union needs every declared record class", get_args(Action), ACTION_CLASSES.values())
 
@@ -467,7 +468,7 @@ def check_action_list(actions: Any, *, where: str) -> None:
     for i, action in enumerate(actions):
         if not is_action(action):
             fail(where, f"item {i} is not an action record: {action!r}")
-        if isinstance(action, Sequence):
+        if isinstance(action, ActionSequence):
             fail(where, f"item {i} is a Sequence; sequences cannot be nested")
         if action.is_terminal and i != len(actions) - 1:
             fail(where, f"item {i} ({action.type}) ends the episode, so it may only come last")
@@ -481,7 +482,7 @@ def check_platform(action: Action, platform: Platform) -> None:
         raise ActionError(f"{action.type} is not available on {platform.value} (only on {allowed})")
     if isinstance(action, Hotkey) and platform is Platform.WEB and len(action.keys) > WEB_MAX_HOTKEY_KEYS:
         raise ActionError(f"Hotkey on the web holds at most {WEB_MAX_HOTKEY_KEYS} keys, got {list(action.keys)}")
-    if isinstance(action, Sequence):
+    if isinstance(action, ActionSequence):
         for inner in action.actions:
             check_platform(inner, platform)
 

@@ -34,7 +34,7 @@ from typing import Any
 from uivenus.actions.coords import QWEN2_FACTOR, CoordinateError, Frame, FrameKind, frame_from_options
 from uivenus.actions.grammar import ParseError, format_action, parse_response
 from uivenus.actions.points import iter_points
-from uivenus.actions.space import Action, Answer, CallUser, Finished, Sequence, TakeNote
+from uivenus.actions.space import Action, ActionSequence, Answer, CallUser, Finished, TakeNote
 from uivenus.actions.values import ActionError
 from uivenus.agent.conversation import Turn, build_messages
 from uivenus.agent.memory import Memory
@@ -196,7 +196,7 @@ _TERMINAL_OUTCOMES: Mapping[type, Outcome] = {
 
 def _one_action(actions: tuple[Action, ...]) -> Action:
     """Several comma-separated actions (a CAPTCHA answer) are one Sequence step."""
-    return actions[0] if len(actions) == 1 else Sequence(actions=actions)
+    return actions[0] if len(actions) == 1 else ActionSequence(actions=actions)
 
 
 class _Episode:

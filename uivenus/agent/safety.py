@@ -29,9 +29,7 @@ from typing import Any
 from PIL import Image
 
 from uivenus.actions.points import iter_points
-from uivenus.actions.space import (
-    Action, ActionType, Hotkey, Launch, LaunchApp, PressEnter, Sequence, Type,
-)
+from uivenus.actions.space import Action, ActionSequence, ActionType, Hotkey, Launch, LaunchApp, PressEnter, Type
 from uivenus.agent.policies.ocr import TextBox, ocr_text_boxes
 from uivenus.envs.base import EnvError, Observation
 from uivenus.envs.hosts import DEFAULT_PORTS, Origin, launch_url
@@ -514,7 +512,7 @@ class Guard:
     def _findings(self, action: Action, observation: Observation, env: Any, focus: tuple[float, float] | None,
                   task: TaskSpec | None) -> tuple[_Finding | None, Target]:
         """The first consequential finding for `action` (a Sequence: its first consequential member)."""
-        if isinstance(action, Sequence):
+        if isinstance(action, ActionSequence):
             last = Target("", "none")
             for member in action.actions:
                 found, last = self._findings(member, observation, env, focus, task)

@@ -33,9 +33,9 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
 
 from uivenus.actions.space import (
-    Action, Answer, CallUser, Click, Direction, DoubleClick, Drag, Finished, GetScreenshot, GetUrl, Hotkey,
-    Hover, Launch, LaunchApp, LongPress, Platform, Point, PressBack, PressEnter, PressHome, PressRecent,
-    RightClick, Scroll, SelectOption, Sequence, Swipe, TakeNote, TripleClick, Type, Wait,
+    Action, ActionSequence, Answer, CallUser, Click, Direction, DoubleClick, Drag, Finished, GetScreenshot, GetUrl,
+    Hotkey, Hover, Launch, LaunchApp, LongPress, Platform, Point, PressBack, PressEnter, PressHome, PressRecent,
+    RightClick, Scroll, SelectOption, Swipe, TakeNote, TripleClick, Type, Wait,
 )
 from uivenus.envs.base import EnvBase, EnvCrashedError, EnvError, Observation, PlatformMismatchError, SetupError
 from uivenus.envs.chromium import sandbox_blocker
@@ -590,7 +590,7 @@ class BrowserEnv(EnvBase):
         """Seconds an action may take before its page counts as hung (holds and waits included)."""
         cfg = self.config
         match action:
-            case Sequence(actions=members):
+            case ActionSequence(actions=members):
                 return sum(self._budget(a) for a in members)
             case Launch() | LaunchApp() | PressBack() | PressHome() | PressRecent():
                 held = cfg.navigation_timeout_s
@@ -776,7 +776,7 @@ class BrowserEnv(EnvBase):
     def _perform(self, action: Action) -> dict[str, Any]:
         """Carry out one action (a Sequence member by member), letting the page settle after each;
         returns the action's info."""
-        if isinstance(action, Sequence):
+        if isinstance(action, ActionSequence):
             info: dict[str, Any] = {}
             for member in action.actions:
                 info.update(self._perform(member))

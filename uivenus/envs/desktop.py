@@ -16,7 +16,7 @@ import subprocess
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence as Seq
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -349,7 +349,7 @@ class DesktopEnv(EnvBase):
         self._apps[process] = log_path
         return process
 
-    def _wait_windows(self, known: set[int], count: int, processes: Seq[subprocess.Popen[bytes]]) -> list[int]:
+    def _wait_windows(self, known: set[int], count: int, processes: Sequence[subprocess.Popen[bytes]]) -> list[int]:
         """New top-level windows (at least `count`, or what there is at the timeout, or once every process ended)."""
         deadline = time.monotonic() + self.config.launch_timeout_s
         while True:
@@ -443,7 +443,7 @@ class DesktopEnv(EnvBase):
         handler = HANDLERS.get(action.type)  # None: a no-op inside a Sequence (TakeNote, Finished, ...)
         return handler(self, action) if handler is not None else None
 
-    def _sequence(self, action: S.Sequence) -> Mapping[str, Any]:
+    def _sequence(self, action: S.ActionSequence) -> Mapping[str, Any]:
         infos = [self._act(inner) for inner in action.actions]
         return {"sequence": [dict(i or {}) for i in infos]}
 
@@ -533,7 +533,7 @@ class DesktopEnv(EnvBase):
                 self._x.key(shift, False)
         self._x.sync()
 
-    def _chord(self, keys: Seq[str]) -> list[int]:
+    def _chord(self, keys: Sequence[str]) -> list[int]:
         """Keycodes to press for `keys`, Shift first when a character sits on the shifted level ('ctrl', '+')."""
         pairs = self._x.keycodes([key_keysym(k) for k in keys])
         keycodes = [keycode for keycode, _ in pairs]

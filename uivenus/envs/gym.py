@@ -23,7 +23,7 @@ from gymnasium import spaces
 
 from uivenus.actions.coords import CoordinateError, Frame
 from uivenus.actions.grammar import ParseError, parse_action, parse_response
-from uivenus.actions.space import Action, Sequence, is_action
+from uivenus.actions.space import Action, ActionSequence, is_action
 from uivenus.actions.values import ActionError
 from uivenus.envs.base import Env, EnvError, Observation
 from uivenus.records import TaskSpec
@@ -44,7 +44,7 @@ def free_task(env: Env) -> TaskSpec:
 
 def ends_episode(action: Action) -> bool:
     """Terminal actions end an episode, also as the last action of a Sequence."""
-    if isinstance(action, Sequence):
+    if isinstance(action, ActionSequence):
         return action.actions[-1].is_terminal
     return action.is_terminal
 
