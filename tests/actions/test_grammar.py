@@ -9,22 +9,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from uivenus.actions.calls import format_action, parse_action, parse_actions
 from uivenus.actions.grammar import (
-    MAX_CALL_CHARS,
-    MAX_NESTING,
-    MAX_RESPONSE_CHARS,
     FormatError,
-    GroundingAnswer,
-    ParseError,
     Response,
-    format_action,
-    format_grounding,
     format_response,
-    parse_action,
-    parse_actions,
-    parse_grounding,
     parse_response,
 )
+from uivenus.actions.grounding import GroundingAnswer, format_grounding, parse_grounding
 from uivenus.actions.space import (
     TERMINAL_TYPES,
     ActionSequence,
@@ -62,6 +54,7 @@ from uivenus.actions.space import (
     Wait,
     action_from_dict,
 )
+from uivenus.actions.syntax import MAX_CALL_CHARS, MAX_NESTING, MAX_RESPONSE_CHARS, ParseError
 from uivenus.actions.values import KEY_NAMES, ActionError, is_key_name
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

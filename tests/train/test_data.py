@@ -20,8 +20,10 @@ import torch
 from PIL import Image, ImageDraw
 
 from uivenus.actions.coords import Frame
-from uivenus.actions.grammar import action_spans, parse_grounding, parse_response
+from uivenus.actions.grammar import parse_response
+from uivenus.actions.grounding import parse_grounding
 from uivenus.actions.space import ActionSequence
+from uivenus.actions.spans import action_spans
 from uivenus.agent.conversation import grounding_messages
 from uivenus.agent.loop import LoopConfig, run_episode
 from uivenus.agent.policies import AnswerKey, PolicyBase, PolicyReply, PolicyRequest, policy_from_spec, with_answers

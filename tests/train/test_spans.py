@@ -12,8 +12,11 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from uivenus.actions.grammar import ParseError, action_spans, format_action, format_response
+from uivenus.actions.calls import format_action
+from uivenus.actions.grammar import format_response
 from uivenus.actions.space import ActionSequence, Click, Direction, Drag, Finished, Hotkey, Scroll, Type
+from uivenus.actions.spans import action_spans
+from uivenus.actions.syntax import ParseError
 from uivenus.train.spans import (
     SPAN_KINDS, SpanError, TokenSpans, annotate, char_mask, span_weights, token_offsets,
 )

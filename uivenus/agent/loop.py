@@ -31,10 +31,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from uivenus.actions.calls import format_action
 from uivenus.actions.coords import QWEN2_FACTOR, CoordinateError, Frame, FrameKind, frame_from_options
-from uivenus.actions.grammar import ParseError, format_action, parse_response
+from uivenus.actions.grammar import parse_response
 from uivenus.actions.points import iter_points
 from uivenus.actions.space import Action, ActionSequence, Answer, CallUser, Finished, TakeNote
+from uivenus.actions.syntax import ParseError
 from uivenus.actions.values import ActionError
 from uivenus.agent.conversation import Turn, build_messages
 from uivenus.agent.memory import Memory

@@ -21,9 +21,11 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from uivenus.actions.calls import parse_action
 from uivenus.actions.coords import CoordinateError, Frame
-from uivenus.actions.grammar import ParseError, parse_action, parse_response
+from uivenus.actions.grammar import parse_response
 from uivenus.actions.space import Action, ActionSequence, is_action
+from uivenus.actions.syntax import ParseError
 from uivenus.actions.values import ActionError
 from uivenus.envs.base import Env, EnvError, Observation
 from uivenus.records import TaskSpec

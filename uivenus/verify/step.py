@@ -46,9 +46,11 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from PIL import Image, ImageChops
 
-from uivenus.actions.grammar import ParseError, format_action, parse_action, parse_response
+from uivenus.actions.calls import format_action, parse_action
+from uivenus.actions.grammar import parse_response
 from uivenus.actions.points import iter_points
 from uivenus.actions.space import Action, ActionType, CallUser, Type
+from uivenus.actions.syntax import ParseError
 from uivenus.actions.values import ActionError
 from uivenus.envs.base import EnvError
 from uivenus.records import Step, TaskSpec, Trajectory
