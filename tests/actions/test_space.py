@@ -1,12 +1,17 @@
 """The action records: every type validates itself, knows its platforms and round-trips through JSON."""
 
 import json
+from dataclasses import dataclass
+from typing import get_args
 
 import pytest
 
 from uivenus.actions.points import iter_points, map_points
+from uivenus.actions.registries import RegistryError
 from uivenus.actions.space import (
     ACTION_CLASSES,
+    TERMINAL_TYPES,
+    Action,
     ActionSequence,
     ActionType,
     Click,
@@ -18,6 +23,7 @@ from uivenus.actions.space import (
     Type,
     Wait,
     action_from_dict,
+    action_type,
     actions_for,
     check_platform,
 )
@@ -141,3 +147,22 @@ def test_map_points_touches_every_point_once():
 def test_huge_integers_are_action_errors_not_overflow():
     with pytest.raises(ActionError, match="finite"):
         Click(point=(10**400, 1))
+
+
+def test_each_record_class_is_declared_once_and_the_tables_follow():
+    assert list(ACTION_CLASSES) == list(ActionType)  # one class per type, in declaration order
+    assert all(cls.type is t for t, cls in ACTION_CLASSES.items())
+    assert set(get_args(Action)) == set(ACTION_CLASSES.values())
+    assert TERMINAL_TYPES == {ActionType.ANSWER, ActionType.CALL_USER, ActionType.FINISHED}
+    assert ActionType.DOUBLE_CLICK == "DoubleClick" and ActionType.GET_URL == "GetUrl"
+    with pytest.raises(RegistryError, match="closed"):
+        @action_type("Louder", platforms=frozenset(Platform))
+        @dataclass(frozen=True)
+        class Louder:
+            volume: int = 0
+
+
+def test_the_python_name_action_sequence_is_not_what_models_and_stores_see():
+    sequence = ActionSequence(actions=(Click(point=(1, 2)), Finished()))
+    assert ActionSequence.type is ActionType.SEQUENCE == "Sequence"
+    assert sequence.to_dict()["type"] == "Sequence" and action_from_dict(sequence.to_dict()) == sequence
