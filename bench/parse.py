@@ -14,11 +14,11 @@ from collections.abc import Callable
 
 from uivenus.actions.grammar import format_response, parse_response
 from uivenus.actions.space import (
+    ActionSequence,
     Click,
     Finished,
     Hotkey,
     Scroll,
-    Sequence,
     Swipe,
     Type,
 )
@@ -34,7 +34,7 @@ ACTIONS = [
     (Hotkey(keys=("ctrl", "shift", "t")),),
     (Swipe(start=(500, 800), end=(500, 200)),),
     (Scroll(direction="down", point=(640, 400), amount=3),),
-    (Sequence(actions=(Click(point=(120, 44)), Type(content="flights to Beijing"), Hotkey(keys=("enter",)))),),
+    (ActionSequence(actions=(Click(point=(120, 44)), Type(content="flights to Beijing"), Hotkey(keys=("enter",)))),),
     (Click(point=(101, 202)), Click(point=(303, 404)), Click(point=(505, 606))),  # a CAPTCHA answer
     (Finished(content="Found 12 flights; the cheapest leaves at 07:05."),),
 ]

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from uivenus.actions.space import Click, Finished, Platform, Sequence, Type
+from uivenus.actions.space import ActionSequence, Click, Finished, Platform, Type
 from uivenus.records import Outcome, RecordError, Step, TaskSpec, Trajectory
 
 
@@ -39,7 +39,7 @@ def test_taskspec_from_dict_rejects_unknown_fields():
 
 
 def test_step_round_trip_with_sequence():
-    action = Sequence(actions=(Click(point=(1, 2)), Type(content="é"), Finished()))
+    action = ActionSequence(actions=(Click(point=(1, 2)), Type(content="é"), Finished()))
     step = Step(index=3, screen="screens/3.png", response="<action>…</action>", action=action,
                 executed=True, timings={"policy_s": 0.5}, info={"url": "http://x/"})
     assert Step.from_dict(json.loads(json.dumps(step.to_dict()))) == step

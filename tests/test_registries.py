@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from uivenus.actions.space import RegistryError, check_covers
+from uivenus.actions.registries import RegistryError, check_covers
 
 #: The modules whose tables are checked when they import.
 CHECKED = ("uivenus.actions.space", "uivenus.agent.prompts", "uivenus.agent.policies.random_policy",
@@ -45,7 +45,7 @@ def test_a_field_without_an_entry_fails_the_import_under_python_O(module: str, t
     """A new action record with a field the module's table lacks: the import must refuse it, -O or not."""
     script = f"""
 import dataclasses, importlib
-from uivenus.actions import space
+from uivenus.actions import registries, space
 
 @dataclasses.dataclass(frozen=True)
 class Louder:
@@ -54,7 +54,7 @@ class Louder:
 space.ACTION_CLASSES = {{**space.ACTION_CLASSES, "Louder": Louder}}
 try:
     importlib.import_module({module!r})
-except space.RegistryError as exc:
+except registries.RegistryError as exc:
     print("RegistryError:", exc)
 """
     done = _optimized(script)

@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 from typer.testing import CliRunner
 
-from uivenus.actions.space import Answer, Click, Hotkey, Scroll, Sequence, Type
+from uivenus.actions.space import ActionSequence, Answer, Click, Hotkey, Scroll, Type
 from uivenus.cli.runs import app
 from uivenus.records import Outcome, Step, TaskSpec
 from uivenus.store import (
@@ -41,7 +41,7 @@ def sample_steps():
              executed=True, timings={"model": 1.25, "execute": 0.5}, info={"url": "http://127.0.0.1:8000/"}),
         Step(index=0, response="bad", error="parse error: unbalanced ( at 4"),
         Step(index=0, response="seq",
-             action=Sequence(actions=(Hotkey(keys=("ctrl", "a"), repeat=2), Type(content="milk ✓"),
+             action=ActionSequence(actions=(Hotkey(keys=("ctrl", "a"), repeat=2), Type(content="milk ✓"),
                                       Scroll(direction="down", point=(5, 6), amount=3))),
              executed=True, info={"guard": {"decision": "allow", "rules": ["no-payment"]}}, labels={"useful": True}),
         Step(index=0, action=Answer(content="done"), executed=False, error="guard: blocked"),

@@ -21,6 +21,7 @@ from uivenus.actions.convert import (
 )
 from uivenus.actions.convert.base import SAMPLES_DIR
 from uivenus.actions.space import (
+    ActionSequence,
     Answer,
     CallUser,
     Click,
@@ -45,7 +46,6 @@ from uivenus.actions.space import (
     PressRecent,
     RightClick,
     Scroll,
-    Sequence,
     Swipe,
     TakeNote,
     TripleClick,
@@ -497,7 +497,7 @@ def test_a_script_of_several_actions_round_trips():
     assert code.splitlines()[:3] == ["pyautogui.click(x=10, y=20)", "pyautogui.write(message='say \"hi\"\\n')",
                                      "pyautogui.hotkey('ctrl', 's')"]
     assert get_converter("opencua").to_unified(code) == actions
-    sequence = Sequence(actions=(Click((1, 1)), Type("x")))
+    sequence = ActionSequence(actions=(Click((1, 1)), Type("x")))
     assert pyautogui_code(sequence) == "pyautogui.click(x=1, y=1)\npyautogui.write(message='x')"
 
 

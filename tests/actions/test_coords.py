@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from uivenus.actions.coords import CoordinateError, Frame, FrameKind, frame_from_options, smart_resize
-from uivenus.actions.space import Click, Drag, Sequence, Type
+from uivenus.actions.space import ActionSequence, Click, Drag, Type
 
 
 def test_smart_resize_worked_examples():
@@ -53,8 +53,8 @@ def test_off_screen_error_names_point_and_screen():
 
 def test_action_conversion_covers_sequences():
     frame = Frame.relative(2000, 1000)
-    seq = Sequence(actions=(Drag(start=(100, 100), end=(200, 300)), Click(point=(500, 500)), Type(content="a")))
-    assert frame.action_to_screen(seq) == Sequence(
+    seq = ActionSequence(actions=(Drag(start=(100, 100), end=(200, 300)), Click(point=(500, 500)), Type(content="a")))
+    assert frame.action_to_screen(seq) == ActionSequence(
         actions=(Drag(start=(200, 100), end=(400, 300)), Click(point=(1000, 500)), Type(content="a"))
     )
 

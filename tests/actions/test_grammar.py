@@ -9,26 +9,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from uivenus.actions.calls import format_action, parse_action, parse_actions
 from uivenus.actions.grammar import (
-    MAX_CALL_CHARS,
-    MAX_NESTING,
-    MAX_RESPONSE_CHARS,
     FormatError,
-    GroundingAnswer,
-    ParseError,
     Response,
-    format_action,
-    format_grounding,
     format_response,
-    parse_action,
-    parse_actions,
-    parse_grounding,
     parse_response,
 )
+from uivenus.actions.grounding import GroundingAnswer, format_grounding, parse_grounding
 from uivenus.actions.space import (
-    KEY_NAMES,
     TERMINAL_TYPES,
-    ActionError,
+    ActionSequence,
     ActionType,
     Answer,
     CallUser,
@@ -56,15 +47,15 @@ from uivenus.actions.space import (
     RightClick,
     Scroll,
     SelectOption,
-    Sequence,
     Swipe,
     TakeNote,
     TripleClick,
     Type,
     Wait,
     action_from_dict,
-    is_key_name,
 )
+from uivenus.actions.syntax import MAX_CALL_CHARS, MAX_NESTING, MAX_RESPONSE_CHARS, ParseError
+from uivenus.actions.values import KEY_NAMES, ActionError, is_key_name
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -118,10 +109,10 @@ terminal = st.one_of(*(SINGLE[t] for t in TERMINAL_TYPES))
 
 
 @st.composite
-def sequences(draw) -> Sequence:
+def sequences(draw) -> ActionSequence:
     body = draw(st.lists(steps, min_size=1, max_size=5))
     end = draw(st.one_of(steps, terminal))
-    return Sequence(actions=(*body, end))
+    return ActionSequence(actions=(*body, end))
 
 
 any_action = st.one_of(single_action, sequences())
@@ -177,7 +168,7 @@ CANONICAL = [
     ("Drag(start=(1, 2), end=(3, 4))", Drag(start=(1, 2), end=(3, 4))),
     ("Drag(end=(3, 4))", Drag(end=(3, 4))),
     ("Sequence(actions=[Click(point=(1, 2)), Type(content='a')])",
-     Sequence(actions=(Click(point=(1, 2)), Type(content="a")))),
+     ActionSequence(actions=(Click(point=(1, 2)), Type(content="a")))),
     ("PressBack()", PressBack()),
     ("Finished()", Finished()),
     ("Finished(content='done')", Finished(content="done")),
@@ -225,7 +216,7 @@ VARIANTS = [
     ("  Click(\n    point=(1,\n 2),\n)  ", Click(point=(1, 2))),
     ("(Click(point=(1, 2)))", Click(point=(1, 2))),
     ("Sequence(actions=(Click(box=[1, 2]), Hotkey(keys='ctrl+v')))",
-     Sequence(actions=(Click(point=(1, 2)), Hotkey(keys=("ctrl", "v"))))),
+     ActionSequence(actions=(Click(point=(1, 2)), Hotkey(keys=("ctrl", "v"))))),
     ("Finished(content=None)", Finished()),
     ("Wait()", Wait()),
     ("Wait(seconds=2)", Wait(seconds=2)),
@@ -249,7 +240,7 @@ def test_comma_separated_calls_are_several_actions():
     assert parse_actions(text) == (Click(point=(1, 2)), Click(point=(3, 4)), Type(content="x"))
     assert parse_actions("Click(point=(1,2))") == (Click(point=(1, 2)),)
     response = parse_response(f"<action>{text}</action>")
-    assert response.action == Sequence(actions=response.actions)
+    assert response.action == ActionSequence(actions=response.actions)
     with pytest.raises(ParseError, match="one action call"):
         parse_action(text)
 
@@ -451,7 +442,7 @@ LENIENT = [
     ("<think>maybe Click(point=(9,9))</think>\nSure: Click(point=(1,2))",
      (Click(point=(1, 2)),), ["no <action> tags"]),
     ("Answer: Sequence(actions=[Click(point=(1,2)), Type(content='x')]) done",
-     (Sequence(actions=(Click(point=(1, 2)), Type(content="x"))),), ["no <action> tags"]),
+     (ActionSequence(actions=(Click(point=(1, 2)), Type(content="x"))),), ["no <action> tags"]),
     ("<action>Type(content='a)b')</action></action>", (Type(content="a)b"),), ["unexpected text"]),
 ]
 

@@ -1,12 +1,18 @@
 """The action records: every type validates itself, knows its platforms and round-trips through JSON."""
 
 import json
+from dataclasses import dataclass
+from typing import get_args
 
 import pytest
 
+from uivenus.actions.points import iter_points, map_points
+from uivenus.actions.registries import RegistryError
 from uivenus.actions.space import (
     ACTION_CLASSES,
-    ActionError,
+    TERMINAL_TYPES,
+    Action,
+    ActionSequence,
     ActionType,
     Click,
     Drag,
@@ -14,15 +20,14 @@ from uivenus.actions.space import (
     Hotkey,
     Platform,
     Scroll,
-    Sequence,
     Type,
     Wait,
     action_from_dict,
+    action_type,
     actions_for,
     check_platform,
-    iter_points,
-    map_points,
 )
+from uivenus.actions.values import ActionError
 
 EXAMPLES = {
     ActionType.CLICK: {"point": (10, 20)},
@@ -88,11 +93,11 @@ def test_json_round_trip(action_type):
         (lambda: Scroll(direction="sideways"), "direction must be one of"),
         (lambda: Scroll(direction="up", amount=0), "amount must be a positive integer"),
         (lambda: Wait(seconds=-1), "seconds must be >= 0"),
-        (lambda: Sequence(actions=(Click(point=(1, 1)),)), "needs 2..32 actions"),
-        (lambda: Sequence(actions=tuple(Click(point=(1, 1)) for _ in range(33))), "needs 2..32 actions"),
-        (lambda: Sequence(actions=(Finished(), Click(point=(1, 1)))), "may only come last"),
-        (lambda: Sequence(actions=(Click(point=(1, 1)), Sequence(actions=(Click(point=(1, 1)), Finished())))), "nested"),
-        (lambda: Sequence(actions=(Click(point=(1, 1)), "Click")), "not an action record"),
+        (lambda: ActionSequence(actions=(Click(point=(1, 1)),)), "needs 2..32 actions"),
+        (lambda: ActionSequence(actions=tuple(Click(point=(1, 1)) for _ in range(33))), "needs 2..32 actions"),
+        (lambda: ActionSequence(actions=(Finished(), Click(point=(1, 1)))), "may only come last"),
+        (lambda: ActionSequence(actions=(Click(point=(1, 1)), ActionSequence(actions=(Click(point=(1, 1)), Finished())))), "nested"),
+        (lambda: ActionSequence(actions=(Click(point=(1, 1)), "Click")), "not an action record"),
     ],
 )
 def test_illegal_records_fail_at_construction(build, message):
@@ -118,7 +123,7 @@ def test_platforms():
     with pytest.raises(ActionError, match="not available on mobile"):
         check_platform(Scroll(direction="down"), Platform.MOBILE)
     with pytest.raises(ActionError, match="MiddleClick is not available on web"):
-        check_platform(Sequence(actions=(Click(point=(1, 1)), ACTION_CLASSES[ActionType.MIDDLE_CLICK](point=(1, 1)))), Platform.WEB)
+        check_platform(ActionSequence(actions=(Click(point=(1, 1)), ACTION_CLASSES[ActionType.MIDDLE_CLICK](point=(1, 1)))), Platform.WEB)
 
 
 def test_unknown_dicts_are_errors():
@@ -133,7 +138,7 @@ def test_unknown_dicts_are_errors():
 
 
 def test_map_points_touches_every_point_once():
-    seq = Sequence(actions=(Drag(start=(1, 2), end=(3, 4)), Click(point=(5, 6)), Type(content="a")))
+    seq = ActionSequence(actions=(Drag(start=(1, 2), end=(3, 4)), Click(point=(5, 6)), Type(content="a")))
     doubled = map_points(seq, lambda p: (p[0] * 2, p[1] * 2))
     assert [p for _, p in iter_points(doubled)] == [(2, 4), (6, 8), (10, 12)]
     assert Drag(end=(1, 1)).start is None and map_points(Drag(end=(1, 1)), lambda p: (9, 9)) == Drag(end=(9, 9))
@@ -142,3 +147,22 @@ def test_map_points_touches_every_point_once():
 def test_huge_integers_are_action_errors_not_overflow():
     with pytest.raises(ActionError, match="finite"):
         Click(point=(10**400, 1))
+
+
+def test_each_record_class_is_declared_once_and_the_tables_follow():
+    assert list(ACTION_CLASSES) == list(ActionType)  # one class per type, in declaration order
+    assert all(cls.type is t for t, cls in ACTION_CLASSES.items())
+    assert set(get_args(Action)) == set(ACTION_CLASSES.values())
+    assert TERMINAL_TYPES == {ActionType.ANSWER, ActionType.CALL_USER, ActionType.FINISHED}
+    assert ActionType.DOUBLE_CLICK == "DoubleClick" and ActionType.GET_URL == "GetUrl"
+    with pytest.raises(RegistryError, match="closed"):
+        @action_type("Louder", platforms=frozenset(Platform))
+        @dataclass(frozen=True)
+        class Louder:
+            volume: int = 0
+
+
+def test_the_python_name_action_sequence_is_not_what_models_and_stores_see():
+    sequence = ActionSequence(actions=(Click(point=(1, 2)), Finished()))
+    assert ActionSequence.type is ActionType.SEQUENCE == "Sequence"
+    assert sequence.to_dict()["type"] == "Sequence" and action_from_dict(sequence.to_dict()) == sequence

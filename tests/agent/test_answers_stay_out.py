@@ -17,7 +17,8 @@ import pytest
 from PIL import Image
 
 from uivenus.actions.coords import Frame
-from uivenus.actions.space import Action, Platform, iter_points
+from uivenus.actions.points import iter_points
+from uivenus.actions.space import Action, Platform
 from uivenus.agent.loop import LoopConfig, run_episode
 from uivenus.agent.policies import AnswerKey, Mode, PolicyBase, PolicyReply, PolicyRequest
 from uivenus.agent.safety import Guard

@@ -20,8 +20,9 @@ from PIL import Image
 from typer.testing import CliRunner
 
 from uivenus.actions.coords import Frame
-from uivenus.actions.grammar import ParseError, parse_response
+from uivenus.actions.grammar import parse_response
 from uivenus.actions.space import Click, Finished, PressRecent
+from uivenus.actions.syntax import ParseError
 from uivenus.agent.loop import LoopConfig, run_episode
 from uivenus.agent.policies import PolicyBase, PolicyError, PolicyReply, PolicyRequest, Sampling, policy_from_spec
 from uivenus.cli import app

@@ -9,7 +9,8 @@ import pytest
 from PIL import Image, ImageDraw
 
 from uivenus.actions.coords import Frame
-from uivenus.actions.grammar import ParseError, parse_grounding
+from uivenus.actions.grounding import parse_grounding
+from uivenus.actions.syntax import ParseError
 from uivenus.agent.conversation import grounding_messages
 from uivenus.agent.policies import Mode, PolicyError, PolicyRequest, PolicySpecError, policy_from_spec
 from uivenus.agent.policies import nano

@@ -10,7 +10,8 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from uivenus.actions.coords import Frame
-from uivenus.actions.grammar import parse_grounding, parse_response
+from uivenus.actions.grammar import parse_response
+from uivenus.actions.grounding import parse_grounding
 from uivenus.actions.space import CallUser, Click, Type
 from uivenus.agent.policies import Mode, PolicyError, PolicyRequest, PolicySpecError, policy_from_spec
 from uivenus.agent.policies.ocr import (

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from uivenus.actions.calls import parse_action
 from uivenus.actions.coords import Frame
-from uivenus.actions.grammar import parse_action
 from uivenus.actions.space import ACTION_CLASSES, ActionType, Platform, actions_for
 from uivenus.agent.prompts import (
     ACTION_DESCRIPTIONS, PromptError, PromptSet, action_specs, grounding_prompt, navigation_prompt,

@@ -7,7 +7,8 @@ from collections import Counter
 import pytest
 
 from uivenus.actions.grammar import parse_response
-from uivenus.actions.space import ActionType, Platform, Type, check_platform, iter_points
+from uivenus.actions.points import iter_points
+from uivenus.actions.space import ActionType, Platform, Type, check_platform
 from uivenus.agent.policies import PolicyRequest, PolicySpecError, policy_from_spec
 from uivenus.agent.policies.random_policy import FRAME_DIVISOR, RandomPolicy
 

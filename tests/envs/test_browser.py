@@ -19,8 +19,8 @@ import pytest
 from PIL import ImageChops
 
 from uivenus.actions.space import (
-    Click, DoubleClick, Drag, GetScreenshot, GetUrl, Hotkey, Hover, Launch, LaunchApp, LongPress, PressBack,
-    PressEnter, PressHome, PressRecent, RightClick, Scroll, SelectOption, Sequence, Swipe, TripleClick, Type, Wait,
+    ActionSequence, Click, DoubleClick, Drag, GetScreenshot, GetUrl, Hotkey, Hover, Launch, LaunchApp, LongPress,
+    PressBack, PressEnter, PressHome, PressRecent, RightClick, Scroll, SelectOption, Swipe, TripleClick, Type, Wait,
 )
 from uivenus.envs.base import Env, OffScreenError, PlatformMismatchError, SetupError
 from uivenus.envs.browser import BrowserActionError, BrowserConfig, BrowserConfigError, BrowserEnv, playwright_key
@@ -388,7 +388,7 @@ def test_phone_navigation_and_apps(phone: BrowserEnv, pages_server: SandboxServe
 
 
 def test_sequence_and_wait(web: BrowserEnv) -> None:
-    result = web.step(Sequence(actions=(Click(point=at(web, "#field")), Type(content="abc"), GetUrl())))
+    result = web.step(ActionSequence(actions=(Click(point=at(web, "#field")), Type(content="abc"), GetUrl())))
     assert result.executed and web.app_state()["field"] == "abc" and result.info["url"].endswith("/events.html")
     waited = web.step(Wait(seconds=0.2))
     assert waited.executed and waited.timings["execute_s"] >= 0.2

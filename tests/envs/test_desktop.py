@@ -23,6 +23,7 @@ from Xlib.display import Display
 
 from uivenus.actions.grammar import format_response
 from uivenus.actions.space import (
+    ActionSequence,
     Click,
     DoubleClick,
     Drag,
@@ -39,7 +40,6 @@ from uivenus.actions.space import (
     PressHome,
     RightClick,
     Scroll,
-    Sequence,
     TakeNote,
     TripleClick,
     Type,
@@ -287,7 +287,7 @@ def test_unknown_key_fails_the_step_with_a_reason(env: DesktopEnv, log: EventLog
 
 
 def test_sequence_runs_members_in_order(env: DesktopEnv, log: EventLog) -> None:
-    result = env.step(Sequence(actions=(
+    result = env.step(ActionSequence(actions=(
         Click(point=log.center("entry")), Type(content="abc"), Hotkey(keys=("backspace",)), Finished(),
     )))
     assert result.executed and len(result.info["sequence"]) == 4
@@ -411,7 +411,7 @@ def test_wrong_platform_and_off_screen_points_are_rejected(env: DesktopEnv, log:
     with pytest.raises(OffScreenError, match="1280x800"):
         env.step(Click(point=(1280, 10)))
     with pytest.raises(OffScreenError):
-        env.step(Sequence(actions=(Click(point=log.center("pad")), Drag(start=(5, 5), end=(10, 800)))))
+        env.step(ActionSequence(actions=(Click(point=log.center("pad")), Drag(start=(5, 5), end=(10, 800)))))
     time.sleep(0.1)
     assert log.events("press") == []  # nothing ran, not even the valid first member
 

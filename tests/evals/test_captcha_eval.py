@@ -13,7 +13,8 @@ import pytest
 from PIL import Image
 
 from uivenus.actions.coords import Frame
-from uivenus.actions.grammar import parse_grounding, parse_response
+from uivenus.actions.grammar import parse_response
+from uivenus.actions.grounding import parse_grounding
 from uivenus.actions.space import Click, Drag
 from uivenus.agent.policies import (
     AnswerKey,

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from uivenus.actions.space import Type, iter_points
+from uivenus.actions.points import iter_points
+from uivenus.actions.space import Type
 from uivenus.envs.browser import BrowserEnv
 from uivenus.synth.captcha import (
     FAMILIES,

@@ -20,8 +20,10 @@ import torch
 from PIL import Image, ImageDraw
 
 from uivenus.actions.coords import Frame
-from uivenus.actions.grammar import action_spans, parse_grounding, parse_response
-from uivenus.actions.space import Sequence
+from uivenus.actions.grammar import parse_response
+from uivenus.actions.grounding import parse_grounding
+from uivenus.actions.space import ActionSequence
+from uivenus.actions.spans import action_spans
 from uivenus.agent.conversation import grounding_messages
 from uivenus.agent.loop import LoopConfig, run_episode
 from uivenus.agent.policies import AnswerKey, PolicyBase, PolicyReply, PolicyRequest, policy_from_spec, with_answers
@@ -297,7 +299,7 @@ def test_captcha_samples_answer_with_the_verified_solution(tmp_path: Path, proce
         assert actions == tuple(frame.action_to_model(a) for a in instance.solution)
         assert action_reward(sample.target, sample.reference, point="box").total == 1.0
     clicks = instances[0].solution  # click order: several clicks, one reply
-    assert len(clicks) >= 2 and isinstance(parse_response(samples[0].target).action, Sequence)
+    assert len(clicks) >= 2 and isinstance(parse_response(samples[0].target).action, ActionSequence)
     encoded = encode(processor, samples[0])
     assert set(encoded.spans.params) == {f"{i}.point" for i in range(len(clicks))}
     assert processor.tokenizer.decode(encoded.input_ids[encoded.spans.action_type]).count("Click") == len(clicks)

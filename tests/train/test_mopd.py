@@ -13,7 +13,7 @@ import torch
 from PIL import Image
 
 from uivenus.actions.coords import Frame
-from uivenus.actions.space import Click, Sequence as SequenceAction, Type
+from uivenus.actions.space import ActionSequence, Click, Type
 from uivenus.agent.conversation import grounding_messages
 from uivenus.agent.policies.transformers_local import load_processor
 from uivenus.train.config import ConfigError, load_config
@@ -93,7 +93,7 @@ def test_the_hint_reaches_the_teacher_only(models: tuple[Path, Path]) -> None:
 
 
 def test_the_hint_names_every_member_of_a_sequence_and_is_appended_to_the_last_user_turn() -> None:
-    captcha = ReferenceAction(SequenceAction(actions=(Click(point=(1, 2)), Type(content="ab"))),
+    captcha = ReferenceAction(ActionSequence(actions=(Click(point=(1, 2)), Type(content="ab"))),
                               boxes={"0.point": (0, 0, 5, 5)})
     sample = _sample("captcha", captcha)
     hinted = teacher_messages(sample, hint=True)

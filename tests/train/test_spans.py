@@ -12,10 +12,11 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from uivenus.actions.grammar import ParseError, action_spans, format_action, format_response
-from uivenus.actions.space import (
-    Click, Direction, Drag, Finished, Hotkey, Scroll, Sequence, Type,
-)
+from uivenus.actions.calls import format_action
+from uivenus.actions.grammar import format_response
+from uivenus.actions.space import ActionSequence, Click, Direction, Drag, Finished, Hotkey, Scroll, Type
+from uivenus.actions.spans import action_spans
+from uivenus.actions.syntax import ParseError
 from uivenus.train.spans import (
     SPAN_KINDS, SpanError, TokenSpans, annotate, char_mask, span_weights, token_offsets,
 )
@@ -91,7 +92,7 @@ single = st.one_of(
     st.builds(Finished, content=st.none() | words),
 )
 any_action = single | st.lists(single.filter(lambda a: not a.is_terminal), min_size=2, max_size=3).map(
-    lambda actions: Sequence(actions=tuple(actions)))
+    lambda actions: ActionSequence(actions=tuple(actions)))
 
 
 def _expected_params(action, prefix: str = "") -> dict[str, object]:
@@ -119,7 +120,7 @@ def test_every_written_response_has_exact_spans(action, think) -> None:
     text = format_response(action, think=think)
     spans = action_spans(text)
     assert _text(text, spans.action) == format_action(action)
-    members = action.actions if isinstance(action, Sequence) else ()
+    members = action.actions if isinstance(action, ActionSequence) else ()
     assert [_text(text, n) for n in spans.names] == [a.type.value for a in (action, *members)]
     expected = _expected_params(action)
     assert set(spans.params) == set(expected)

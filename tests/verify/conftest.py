@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from uivenus.actions.grammar import format_action
+from uivenus.actions.calls import format_action
 from uivenus.envs.browser import BrowserEnv
 from uivenus.envs.sandbox import SandboxServer
 from uivenus.envs.sandbox.runner import run_reference

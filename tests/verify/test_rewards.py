@@ -6,9 +6,7 @@ import math
 
 import pytest
 
-from uivenus.actions.space import (
-    Click, Drag, Finished, Hotkey, LaunchApp, Scroll, Sequence, Swipe, Type, Wait,
-)
+from uivenus.actions.space import ActionSequence, Click, Drag, Finished, Hotkey, LaunchApp, Scroll, Swipe, Type, Wait
 from uivenus.verify.base import StepLabel, TraceOutcome, Verdict, Vote
 from uivenus.verify.rewards import (
     ReferenceAction, RewardError, RewardWeights, StepRewards, TraceRewards, action_reward, direction_reward,
@@ -178,7 +176,7 @@ def test_other_parameters() -> None:
 
 
 def test_sequence_member_by_member() -> None:
-    ref = ReferenceAction(Sequence(actions=(Click(point=(120, 210)), Click(point=(520, 210)))),
+    ref = ReferenceAction(ActionSequence(actions=(Click(point=(120, 210)), Click(point=(520, 210)))),
                           boxes={"0.point": BOX, "1.point": (500, 200, 540, 220)})
     both = action_reward("<action>Click(point=(120, 210)), Click(point=(520, 210))</action>", ref, W)
     assert both.params == 1.0

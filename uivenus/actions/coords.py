@@ -16,7 +16,8 @@ import math
 from dataclasses import dataclass
 from enum import StrEnum
 
-from uivenus.actions.space import Action, Point, map_points
+from uivenus.actions.points import map_points
+from uivenus.actions.space import Action, Point
 
 QWEN2_FACTOR = 28
 QWEN3_FACTOR = 32

@@ -1,76 +1,28 @@
-"""The unified action space: one frozen, self-validating record per action type.
+"""The unified action space: one frozen, self-validating record per action type, declared once.
 
-Every platform (phone, browser, desktop) shares this vocabulary. A record that exists is legal: bad
-types, ranges, key names, empty content and illegal sequences fail at construction with an
-`ActionError` that says what was wrong. Points are carried as numbers in whatever frame the caller
-is using (model frame after parsing, logical screen pixels after `coords.py`); `map_points` is the
-single hook through which a frame conversion touches them.
+Every platform (phone, browser, desktop) shares this vocabulary. A record that exists is legal: bad types, ranges,
+key names, empty content and illegal sequences fail at construction with an `ActionError` (the value rules are in
+`values.py`). Each record class is declared in one place, its `@action_type(name, platforms=...)` line: the name
+models write, the platforms that accept it, whether it ends the episode. `ActionType`, `ACTION_CLASSES` and
+`TERMINAL_TYPES` are derived from those declarations after the last record. Points are carried as numbers in
+whatever frame the caller is using (model frame after parsing, logical screen pixels after `coords.py`);
+`points.py` reads and rewrites them.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
-from collections.abc import Callable, Iterable, Iterator, Mapping
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, ClassVar, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, TypeVar, get_args
+
+from .registries import RegistryError, check_covers
+from .values import ActionError, check_keys, check_number, check_point, check_text, fail
 
 Number: TypeAlias = int | float
 Point: TypeAlias = tuple[Number, Number]
-
-
-class ActionError(ValueError):
-    """An action record was given an illegal value; the message names the field and the rule."""
-
-
-class RegistryError(RuntimeError):
-    """Two tables that must cover the same keys disagree: a programming error, raised when the module imports."""
-
-
-def check_covers(table: str, keys: Iterable[object], expected: Iterable[object], *, extra_ok: bool = False) -> None:
-    """Raise `RegistryError` when `keys` lacks any of `expected` (or, unless `extra_ok`, holds others): the check
-    every registry runs at import, where an `assert` would vanish under `python -O`."""
-    have, want = set(keys), set(expected)
-    missing, unexpected = want - have, set() if extra_ok else have - want
-    if missing or unexpected:
-        found = [f"{label} {sorted(map(str, items))}"
-                 for label, items in (("missing", missing), ("unexpected", unexpected)) if items]
-        raise RegistryError(f"{table}: {'; '.join(found)}")
-
-
-class ActionType(StrEnum):
-    CLICK = "Click"
-    DOUBLE_CLICK = "DoubleClick"
-    TRIPLE_CLICK = "TripleClick"
-    RIGHT_CLICK = "RightClick"
-    MIDDLE_CLICK = "MiddleClick"
-    HOVER = "Hover"
-    LONG_PRESS = "LongPress"
-    DRAG = "Drag"
-    MOUSE_DOWN = "MouseDown"
-    MOUSE_UP = "MouseUp"
-    SWIPE = "Swipe"
-    SCROLL = "Scroll"
-    TYPE = "Type"
-    HOTKEY = "Hotkey"
-    KEY_DOWN = "KeyDown"
-    KEY_UP = "KeyUp"
-    PRESS_BACK = "PressBack"
-    PRESS_HOME = "PressHome"
-    PRESS_ENTER = "PressEnter"
-    PRESS_RECENT = "PressRecent"
-    LAUNCH_APP = "LaunchApp"
-    LAUNCH = "Launch"
-    SELECT_OPTION = "SelectOption"
-    GET_URL = "GetUrl"
-    GET_SCREENSHOT = "GetScreenshot"
-    TAKE_NOTE = "TakeNote"
-    WAIT = "Wait"
-    ANSWER = "Answer"
-    CALL_USER = "CallUser"
-    FINISHED = "Finished"
-    SEQUENCE = "Sequence"
 
 
 class Platform(StrEnum):
@@ -86,113 +38,44 @@ class Direction(StrEnum):
     RIGHT = "right"
 
 
-A = ActionType
-_ALL_PLATFORMS = frozenset(Platform)
+_ALL = frozenset(Platform)
 _DESKTOP_WEB = frozenset({Platform.DESKTOP, Platform.WEB})
 _MOBILE_WEB = frozenset({Platform.MOBILE, Platform.WEB})
 _MOBILE_DESKTOP = frozenset({Platform.MOBILE, Platform.DESKTOP})
-_ONLY = {p: frozenset({p}) for p in Platform}
+_MOBILE, _WEB, _DESKTOP = (frozenset({p}) for p in (Platform.MOBILE, Platform.WEB, Platform.DESKTOP))
 
-#: Which platforms accept each action type (ACTIONS.md). Sequence is allowed on the web because
-#: CAPTCHA pages are web pages; mobile Back/Home/Enter also work in a browser.
-ACTION_PLATFORMS: Mapping[ActionType, frozenset[Platform]] = {
-    A.CLICK: _ALL_PLATFORMS,
-    A.DOUBLE_CLICK: _ALL_PLATFORMS,
-    A.TRIPLE_CLICK: _DESKTOP_WEB,
-    A.RIGHT_CLICK: _DESKTOP_WEB,
-    A.MIDDLE_CLICK: _ONLY[Platform.DESKTOP],
-    A.HOVER: _DESKTOP_WEB,
-    A.LONG_PRESS: _MOBILE_WEB,
-    A.DRAG: _ALL_PLATFORMS,
-    A.MOUSE_DOWN: _ONLY[Platform.DESKTOP],
-    A.MOUSE_UP: _ONLY[Platform.DESKTOP],
-    A.SWIPE: _MOBILE_WEB,
-    A.SCROLL: _DESKTOP_WEB,
-    A.TYPE: _ALL_PLATFORMS,
-    A.HOTKEY: _DESKTOP_WEB,
-    A.KEY_DOWN: _ONLY[Platform.DESKTOP],
-    A.KEY_UP: _ONLY[Platform.DESKTOP],
-    A.PRESS_BACK: _MOBILE_WEB,
-    A.PRESS_HOME: _MOBILE_WEB,
-    A.PRESS_ENTER: _MOBILE_WEB,
-    A.PRESS_RECENT: _ONLY[Platform.MOBILE],
-    A.LAUNCH_APP: _MOBILE_DESKTOP,
-    A.LAUNCH: _ONLY[Platform.WEB],
-    A.SELECT_OPTION: _ONLY[Platform.WEB],
-    A.GET_URL: _ONLY[Platform.WEB],
-    A.GET_SCREENSHOT: _ONLY[Platform.MOBILE],
-    A.TAKE_NOTE: _ALL_PLATFORMS,
-    A.WAIT: _ALL_PLATFORMS,
-    A.ANSWER: _ALL_PLATFORMS,
-    A.CALL_USER: _ALL_PLATFORMS,
-    A.FINISHED: _ALL_PLATFORMS,
-    A.SEQUENCE: _DESKTOP_WEB,
-}
-
-#: Action types that end an episode.
-TERMINAL_TYPES = frozenset({A.ANSWER, A.CALL_USER, A.FINISHED})
 #: Hotkeys on the web hold at most this many keys.
 WEB_MAX_HOTKEY_KEYS = 3
 SEQUENCE_MIN, SEQUENCE_MAX = 2, 32
 HOTKEY_MAX_REPEAT = 128
 
-_MODIFIERS = {"ctrl", "control", "alt", "option", "shift", "cmd", "command", "meta", "win", "super", "fn"}
-_NAMED_KEYS = {
-    "enter", "return", "esc", "escape", "tab", "space", "backspace", "delete", "del", "insert", "home",
-    "end", "pageup", "pagedown", "up", "down", "left", "right", "arrowup", "arrowdown", "arrowleft",
-    "arrowright", "capslock", "numlock", "scrolllock", "printscreen", "prtsc", "pause", "menu",
-    "volumeup", "volumedown", "volumemute", "playpause", "back", "forward",
-}
-#: Every key name a Hotkey/KeyDown/KeyUp accepts (lower-cased), besides any single printable character.
-KEY_NAMES = frozenset(_MODIFIERS | _NAMED_KEYS | {f"f{i}" for i in range(1, 25)})
+
+# --- declaring an action type -------------------------------------------------------------------
+
+#: Every record class by the type name it was declared with, in declaration order (the order prompts list them in).
+_DECLARED: dict[str, type[_Action]] = {}
+_closed = False
+_R = TypeVar("_R", bound="type[_Action]")
 
 
-def is_key_name(key: str) -> bool:
-    """A key is a known name (case-insensitive) or exactly one printable, non-space character."""
-    return key.lower() in KEY_NAMES or (len(key) == 1 and key.isprintable() and not key.isspace())
+def action_type(name: str, *, platforms: frozenset[Platform], terminal: bool = False) -> Callable[[_R], _R]:
+    """Declare the record class below it as action type `name` (the word models write), accepted on `platforms`;
+    a `terminal` action ends the episode. Only this module declares actions: the registry closes after the last one.
 
-
-# --- validation helpers -------------------------------------------------------------------------
-
-def _fail(action: str, message: str) -> None:
-    raise ActionError(f"{action}: {message}")
-
-
-def _check_number(action: str, name: str, value: Any, *, minimum: float | None = None) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        _fail(action, f"{name} must be a number, got {value!r}")
-    try:
-        finite = math.isfinite(value)
-    except OverflowError:  # an int too large for a float is no screen coordinate either
-        finite = False
-    if not finite:
-        _fail(action, f"{name} must be finite, got {str(value)[:40]}")
-    if minimum is not None and value < minimum:
-        _fail(action, f"{name} must be >= {minimum}, got {value!r}")
-
-
-def _check_point(action: str, name: str, value: Any) -> None:
-    if not isinstance(value, tuple) or len(value) != 2:
-        _fail(action, f"{name} must be an (x, y) pair, got {value!r}")
-    for axis, coordinate in zip("xy", value):
-        _check_number(action, f"{name}.{axis}", coordinate, minimum=0)
-
-
-def _check_text(action: str, name: str, value: Any, *, required: bool) -> None:
-    if value is None and not required:
-        return
-    if not isinstance(value, str):
-        _fail(action, f"{name} must be a string, got {value!r}")
-    if required and not value.strip():
-        _fail(action, f"{name} must not be empty")
-
-
-def _check_keys(action: str, keys: Any) -> None:
-    if not isinstance(keys, tuple) or not keys:
-        _fail(action, f"keys must be a non-empty list of key names, got {keys!r}")
-    for key in keys:
-        if not isinstance(key, str) or not is_key_name(key):
-            _fail(action, f"unknown key {key!r}; use names like 'ctrl', 'shift', 'enter', 'f5' or one character")
+    A decorator, not `__init_subclass__` keywords: `@dataclass(slots=True)` replaces the class it is given with a
+    new one, created without those keywords; a decorator above it is the one place that sees the final class.
+    """
+    def declare(cls: _R) -> _R:
+        if _closed:
+            raise RegistryError(f"{cls.__name__}: the action space is closed; declare action types in space.py")
+        if name in _DECLARED:
+            raise RegistryError(f"action type {name!r} is declared twice: {_DECLARED[name].__name__}, {cls.__name__}")
+        if not platforms or not all(isinstance(p, Platform) for p in platforms):
+            raise RegistryError(f"{name}: platforms must be a non-empty set of Platform, got {platforms!r}")
+        cls.platforms, cls.is_terminal = frozenset(platforms), terminal
+        _DECLARED[name] = cls
+        return cls
+    return declare
 
 
 # --- records ------------------------------------------------------------------------------------
@@ -201,21 +84,16 @@ def _check_keys(action: str, keys: Any) -> None:
 class _Action:
     """Shared behaviour of every action record; never instantiated itself."""
 
-    type: ClassVar[ActionType]
+    if TYPE_CHECKING:  # class attributes, not dataclass fields: set by @action_type and when the registry closes
+        type: ClassVar[ActionType]
+        platforms: ClassVar[frozenset[Platform]]
+        is_terminal: ClassVar[bool]
 
     def __post_init__(self) -> None:
         self._validate()
 
     def _validate(self) -> None:  # overridden where there is something to check
         return None
-
-    @property
-    def is_terminal(self) -> bool:
-        return self.type in TERMINAL_TYPES
-
-    @property
-    def platforms(self) -> frozenset[Platform]:
-        return ACTION_PLATFORMS[self.type]
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: `{"type": "Click", "point": [x, y]}`; unset optional fields are left out."""
@@ -243,65 +121,71 @@ class _PointAction(_Action):
     point: Point
 
     def _validate(self) -> None:
-        _check_point(self.type, "point", self.point)
+        check_point(self.type, "point", self.point)
 
 
+@action_type("Click", platforms=_ALL)
 @dataclass(frozen=True, slots=True)
 class Click(_PointAction):
-    type: ClassVar[ActionType] = A.CLICK
+    """A left click at `point`."""
 
 
+@action_type("DoubleClick", platforms=_ALL)
 @dataclass(frozen=True, slots=True)
 class DoubleClick(_PointAction):
-    type: ClassVar[ActionType] = A.DOUBLE_CLICK
+    """Two left clicks at `point`."""
 
 
+@action_type("TripleClick", platforms=_DESKTOP_WEB)
 @dataclass(frozen=True, slots=True)
 class TripleClick(_PointAction):
-    type: ClassVar[ActionType] = A.TRIPLE_CLICK
+    """Three left clicks at `point` (selects a line or a paragraph)."""
 
 
+@action_type("RightClick", platforms=_DESKTOP_WEB)
 @dataclass(frozen=True, slots=True)
 class RightClick(_PointAction):
-    type: ClassVar[ActionType] = A.RIGHT_CLICK
+    """A right click at `point` (opens a context menu)."""
 
 
+@action_type("MiddleClick", platforms=_DESKTOP)
 @dataclass(frozen=True, slots=True)
 class MiddleClick(_PointAction):
-    type: ClassVar[ActionType] = A.MIDDLE_CLICK
+    """A middle click at `point`."""
 
 
+@action_type("Hover", platforms=_DESKTOP_WEB)
 @dataclass(frozen=True, slots=True)
 class Hover(_PointAction):
-    type: ClassVar[ActionType] = A.HOVER
+    """Move the pointer to `point` without clicking."""
 
 
+@action_type("LongPress", platforms=_MOBILE_WEB)
 @dataclass(frozen=True, slots=True)
 class LongPress(_Action):
     """Press and hold; `duration` in seconds (None = the executor's default, about one second)."""
 
-    type: ClassVar[ActionType] = A.LONG_PRESS
     point: Point
     duration: Number | None = None
 
     def _validate(self) -> None:
-        _check_point(self.type, "point", self.point)
+        check_point(self.type, "point", self.point)
         if self.duration is not None:
-            _check_number(self.type, "duration", self.duration, minimum=0)
+            check_number(self.type, "duration", self.duration, minimum=0)
 
 
+@action_type("Drag", platforms=_ALL)
 @dataclass(frozen=True, slots=True)
 class Drag(_Action):
     """Press at `start` (None = where the pointer already is), move to `end`, release."""
 
-    type: ClassVar[ActionType] = A.DRAG
     end: Point
     start: Point | None = None
 
     def _validate(self) -> None:
-        _check_point(self.type, "end", self.end)
+        check_point(self.type, "end", self.end)
         if self.start is not None:
-            _check_point(self.type, "start", self.start)
+            check_point(self.type, "start", self.start)
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,39 +194,39 @@ class _OptionalPointAction(_Action):
 
     def _validate(self) -> None:
         if self.point is not None:
-            _check_point(self.type, "point", self.point)
+            check_point(self.type, "point", self.point)
 
 
+@action_type("MouseDown", platforms=_DESKTOP)
 @dataclass(frozen=True, slots=True)
 class MouseDown(_OptionalPointAction):
     """Press the left button (held across steps until MouseUp)."""
 
-    type: ClassVar[ActionType] = A.MOUSE_DOWN
 
-
+@action_type("MouseUp", platforms=_DESKTOP)
 @dataclass(frozen=True, slots=True)
 class MouseUp(_OptionalPointAction):
-    type: ClassVar[ActionType] = A.MOUSE_UP
+    """Release the left button (pressed by MouseDown)."""
 
 
+@action_type("Swipe", platforms=_MOBILE_WEB)
 @dataclass(frozen=True, slots=True)
 class Swipe(_Action):
     """A touch swipe from `start` to `end` (how phones scroll)."""
 
-    type: ClassVar[ActionType] = A.SWIPE
     start: Point
     end: Point
 
     def _validate(self) -> None:
-        _check_point(self.type, "start", self.start)
-        _check_point(self.type, "end", self.end)
+        check_point(self.type, "start", self.start)
+        check_point(self.type, "end", self.end)
 
 
+@action_type("Scroll", platforms=_DESKTOP_WEB)
 @dataclass(frozen=True, slots=True)
 class Scroll(_Action):
     """A mouse-wheel scroll; `amount` in wheel notches (None = the executor's default)."""
 
-    type: ClassVar[ActionType] = A.SCROLL
     direction: Direction
     point: Point | None = None
     amount: int | None = None
@@ -352,17 +236,17 @@ class Scroll(_Action):
             try:
                 object.__setattr__(self, "direction", Direction(self.direction.lower()))
             except ValueError:
-                _fail(self.type, f"direction must be one of up/down/left/right, got {self.direction!r}")
+                fail(self.type, f"direction must be one of up/down/left/right, got {self.direction!r}")
         self._validate()
 
     def _validate(self) -> None:
         if not isinstance(self.direction, Direction):
-            _fail(self.type, f"direction must be one of up/down/left/right, got {self.direction!r}")
+            fail(self.type, f"direction must be one of up/down/left/right, got {self.direction!r}")
         if self.point is not None:
-            _check_point(self.type, "point", self.point)
+            check_point(self.type, "point", self.point)
         if self.amount is not None:
             if isinstance(self.amount, bool) or not isinstance(self.amount, int) or self.amount < 1:
-                _fail(self.type, f"amount must be a positive integer, got {self.amount!r}")
+                fail(self.type, f"amount must be a positive integer, got {self.amount!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,28 +254,27 @@ class _ContentAction(_Action):
     content: str
 
     def _validate(self) -> None:
-        _check_text(self.type, "content", self.content, required=True)
+        check_text(self.type, "content", self.content, required=True)
 
 
+@action_type("Type", platforms=_ALL)
 @dataclass(frozen=True, slots=True)
 class Type(_ContentAction):
     """Type text into the focused field (on the desktop each newline presses Enter)."""
 
-    type: ClassVar[ActionType] = A.TYPE
 
-
+@action_type("Hotkey", platforms=_DESKTOP_WEB)
 @dataclass(frozen=True, slots=True)
 class Hotkey(_Action):
     """Press `keys` together, `repeat` times (e.g. ('ctrl', 'c'))."""
 
-    type: ClassVar[ActionType] = A.HOTKEY
     keys: tuple[str, ...]
     repeat: int = 1
 
     def _validate(self) -> None:
-        _check_keys(self.type, self.keys)
+        check_keys(self.type, self.keys)
         if isinstance(self.repeat, bool) or not isinstance(self.repeat, int) or not 1 <= self.repeat <= HOTKEY_MAX_REPEAT:
-            _fail(self.type, f"repeat must be an integer in 1..{HOTKEY_MAX_REPEAT}, got {self.repeat!r}")
+            fail(self.type, f"repeat must be an integer in 1..{HOTKEY_MAX_REPEAT}, got {self.repeat!r}")
 
     def to_dict(self) -> dict[str, Any]:
         out = _Action.to_dict(self)
@@ -405,157 +288,171 @@ class _KeysAction(_Action):
     keys: tuple[str, ...]
 
     def _validate(self) -> None:
-        _check_keys(self.type, self.keys)
+        check_keys(self.type, self.keys)
 
 
+@action_type("KeyDown", platforms=_DESKTOP)
 @dataclass(frozen=True, slots=True)
 class KeyDown(_KeysAction):
-    type: ClassVar[ActionType] = A.KEY_DOWN
+    """Press `keys` and hold them across steps until KeyUp."""
 
 
+@action_type("KeyUp", platforms=_DESKTOP)
 @dataclass(frozen=True, slots=True)
 class KeyUp(_KeysAction):
-    type: ClassVar[ActionType] = A.KEY_UP
+    """Release `keys` held by KeyDown."""
 
 
+@action_type("PressBack", platforms=_MOBILE_WEB)
 @dataclass(frozen=True, slots=True)
 class PressBack(_Action):
-    type: ClassVar[ActionType] = A.PRESS_BACK
+    """The system Back button (in a browser: history back)."""
 
 
+@action_type("PressHome", platforms=_MOBILE_WEB)
 @dataclass(frozen=True, slots=True)
 class PressHome(_Action):
-    type: ClassVar[ActionType] = A.PRESS_HOME
+    """The system Home button."""
 
 
+@action_type("PressEnter", platforms=_MOBILE_WEB)
 @dataclass(frozen=True, slots=True)
 class PressEnter(_Action):
-    type: ClassVar[ActionType] = A.PRESS_ENTER
+    """The Enter key."""
 
 
+@action_type("PressRecent", platforms=_MOBILE)
 @dataclass(frozen=True, slots=True)
 class PressRecent(_Action):
-    type: ClassVar[ActionType] = A.PRESS_RECENT
+    """The phone's recent-apps button."""
 
 
+@action_type("LaunchApp", platforms=_MOBILE_DESKTOP)
 @dataclass(frozen=True, slots=True)
 class LaunchApp(_Action):
     """Open an app by name or package (phones, desktops)."""
 
-    type: ClassVar[ActionType] = A.LAUNCH_APP
     app: str
 
     def _validate(self) -> None:
-        _check_text(self.type, "app", self.app, required=True)
+        check_text(self.type, "app", self.app, required=True)
 
 
+@action_type("Launch", platforms=_WEB)
 @dataclass(frozen=True, slots=True)
 class Launch(_Action):
     """Open a URL in the browser."""
 
-    type: ClassVar[ActionType] = A.LAUNCH
     url: str
 
     def _validate(self) -> None:
-        _check_text(self.type, "url", self.url, required=True)
+        check_text(self.type, "url", self.url, required=True)
 
 
+@action_type("SelectOption", platforms=_WEB)
 @dataclass(frozen=True, slots=True)
 class SelectOption(_Action):
     """Choose option `index` (0-based) of the `<select>` at `point`, or of the focused one."""
 
-    type: ClassVar[ActionType] = A.SELECT_OPTION
     index: int
     point: Point | None = None
 
     def _validate(self) -> None:
         if isinstance(self.index, bool) or not isinstance(self.index, int) or self.index < 0:
-            _fail(self.type, f"index must be a non-negative integer, got {self.index!r}")
+            fail(self.type, f"index must be a non-negative integer, got {self.index!r}")
         if self.point is not None:
-            _check_point(self.type, "point", self.point)
+            check_point(self.type, "point", self.point)
 
 
+@action_type("GetUrl", platforms=_WEB)
 @dataclass(frozen=True, slots=True)
 class GetUrl(_Action):
-    type: ClassVar[ActionType] = A.GET_URL
+    """Ask for the current page's URL (an observation request)."""
 
 
+@action_type("GetScreenshot", platforms=_MOBILE)
 @dataclass(frozen=True, slots=True)
 class GetScreenshot(_Action):
-    type: ClassVar[ActionType] = A.GET_SCREENSHOT
+    """Ask for a fresh screenshot (an observation request)."""
 
 
+@action_type("TakeNote", platforms=_ALL)
 @dataclass(frozen=True, slots=True)
 class TakeNote(_ContentAction):
     """Remember something for later steps (long-horizon memory)."""
 
-    type: ClassVar[ActionType] = A.TAKE_NOTE
 
-
+@action_type("Wait", platforms=_ALL)
 @dataclass(frozen=True, slots=True)
 class Wait(_Action):
-    type: ClassVar[ActionType] = A.WAIT
+    """Wait `seconds` (None = the executor's default) for the screen to settle."""
+
     seconds: Number | None = None
 
     def _validate(self) -> None:
         if self.seconds is not None:
-            _check_number(self.type, "seconds", self.seconds, minimum=0)
+            check_number(self.type, "seconds", self.seconds, minimum=0)
 
 
+@action_type("Answer", platforms=_ALL, terminal=True)
 @dataclass(frozen=True, slots=True)
 class Answer(_ContentAction):
     """Answer the question the task asked; ends the episode."""
 
-    type: ClassVar[ActionType] = A.ANSWER
 
-
+@action_type("CallUser", platforms=_ALL, terminal=True)
 @dataclass(frozen=True, slots=True)
 class CallUser(_ContentAction):
     """Hand control to the user (confirmation, missing information, failure); ends the episode."""
 
-    type: ClassVar[ActionType] = A.CALL_USER
 
-
+@action_type("Finished", platforms=_ALL, terminal=True)
 @dataclass(frozen=True, slots=True)
 class Finished(_Action):
     """The task is done; ends the episode."""
 
-    type: ClassVar[ActionType] = A.FINISHED
     content: str | None = None
 
     def _validate(self) -> None:
-        _check_text(self.type, "content", self.content, required=False)
+        check_text(self.type, "content", self.content, required=False)
 
 
+@action_type("Sequence", platforms=_DESKTOP_WEB)
 @dataclass(frozen=True, slots=True)
-class Sequence(_Action):
-    """Several actions executed in one step (2–32, no nesting, a terminal action only last)."""
+class ActionSequence(_Action):
+    """Several actions executed in one step (2–32, no nesting, a terminal action only last); models write it, and
+    trajectories store it, as `Sequence`. Allowed on the web because CAPTCHA pages are web pages."""
 
-    type: ClassVar[ActionType] = A.SEQUENCE
     actions: tuple[Action, ...] = field(default=())
 
     def _validate(self) -> None:
         check_action_list(self.actions, where="Sequence")
 
 
+# --- the registry, closed: everything below is derived from the declarations above ----------------
+
+#: Every action type, as models write it (`ActionType.DOUBLE_CLICK == "DoubleClick"`), in declaration order.
+ActionType = StrEnum("ActionType", [(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).upper(), name) for name in _DECLARED],
+                     module=__name__)
+for _name, _cls in _DECLARED.items():
+    _cls.type = ActionType(_name)
+_closed = True
+del _name, _cls
+
+#: The record class of each action type: the one registry every parser and converter looks up.
+ACTION_CLASSES: Mapping[ActionType, type[_Action]] = {cls.type: cls for cls in _DECLARED.values()}
+#: Action types that end an episode.
+TERMINAL_TYPES = frozenset(t for t, cls in ACTION_CLASSES.items() if cls.is_terminal)
+
+#: Any action record. The one list besides the declarations, kept because every signature that takes an action is
+#: annotated with it and a type checker cannot read a union computed at runtime; the check below keeps it whole.
 Action: TypeAlias = (
     Click | DoubleClick | TripleClick | RightClick | MiddleClick | Hover | LongPress | Drag | MouseDown
     | MouseUp | Swipe | Scroll | Type | Hotkey | KeyDown | KeyUp | PressBack | PressHome | PressEnter
     | PressRecent | LaunchApp | Launch | SelectOption | GetUrl | GetScreenshot | TakeNote | Wait | Answer
-    | CallUser | Finished | Sequence
+    | CallUser | Finished | ActionSequence
 )
-
-#: The record class of each action type: the one registry every parser and converter looks up.
-ACTION_CLASSES: Mapping[ActionType, type[_Action]] = {
-    cls.type: cls
-    for cls in (
-        Click, DoubleClick, TripleClick, RightClick, MiddleClick, Hover, LongPress, Drag, MouseDown, MouseUp,
-        Swipe, Scroll, Type, Hotkey, KeyDown, KeyUp, PressBack, PressHome, PressEnter, PressRecent, LaunchApp,
-        Launch, SelectOption, GetUrl, GetScreenshot, TakeNote, Wait, Answer, CallUser, Finished, Sequence,
-    )
-}
-check_covers("ACTION_CLASSES needs a record class for every action type", ACTION_CLASSES, ActionType)
-check_covers("ACTION_PLATFORMS needs the platforms of every action type", ACTION_PLATFORMS, ActionType)
+check_covers("the Action union needs every declared record class", get_args(Action), ACTION_CLASSES.values())
 
 
 def is_action(value: object) -> bool:
@@ -565,16 +462,16 @@ def is_action(value: object) -> bool:
 def check_action_list(actions: Any, *, where: str) -> None:
     """The rules for several actions in one step: 2–32 records, no nested Sequence, terminal only last."""
     if not isinstance(actions, tuple):
-        _fail(where, f"actions must be a tuple of action records, got {type(actions).__name__}")
+        fail(where, f"actions must be a tuple of action records, got {type(actions).__name__}")
     if not SEQUENCE_MIN <= len(actions) <= SEQUENCE_MAX:
-        _fail(where, f"needs {SEQUENCE_MIN}..{SEQUENCE_MAX} actions, got {len(actions)}")
+        fail(where, f"needs {SEQUENCE_MIN}..{SEQUENCE_MAX} actions, got {len(actions)}")
     for i, action in enumerate(actions):
         if not is_action(action):
-            _fail(where, f"item {i} is not an action record: {action!r}")
-        if isinstance(action, Sequence):
-            _fail(where, f"item {i} is a Sequence; sequences cannot be nested")
+            fail(where, f"item {i} is not an action record: {action!r}")
+        if isinstance(action, ActionSequence):
+            fail(where, f"item {i} is a Sequence; sequences cannot be nested")
         if action.is_terminal and i != len(actions) - 1:
-            _fail(where, f"item {i} ({action.type}) ends the episode, so it may only come last")
+            fail(where, f"item {i} ({action.type}) ends the episode, so it may only come last")
 
 
 def check_platform(action: Action, platform: Platform) -> None:
@@ -585,14 +482,14 @@ def check_platform(action: Action, platform: Platform) -> None:
         raise ActionError(f"{action.type} is not available on {platform.value} (only on {allowed})")
     if isinstance(action, Hotkey) and platform is Platform.WEB and len(action.keys) > WEB_MAX_HOTKEY_KEYS:
         raise ActionError(f"Hotkey on the web holds at most {WEB_MAX_HOTKEY_KEYS} keys, got {list(action.keys)}")
-    if isinstance(action, Sequence):
+    if isinstance(action, ActionSequence):
         for inner in action.actions:
             check_platform(inner, platform)
 
 
 def actions_for(platform: Platform) -> tuple[ActionType, ...]:
     """The action types a platform allows, in the order of `ActionType` (prompts are built from this)."""
-    return tuple(t for t in ActionType if Platform(platform) in ACTION_PLATFORMS[t])
+    return tuple(t for t in ActionType if Platform(platform) in ACTION_CLASSES[t].platforms)
 
 
 # --- JSON ---------------------------------------------------------------------------------------
@@ -622,28 +519,3 @@ def _field_from_json(cls: type[_Action], name: str, value: Any) -> Any:
     if isinstance(value, list):
         return tuple(value)
     return value
-
-
-# --- points -------------------------------------------------------------------------------------
-
-POINT_FIELDS = ("point", "start", "end")
-
-
-def iter_points(action: Action) -> Iterator[tuple[str, Point]]:
-    """Every (field name, point) an action carries, Sequence members included."""
-    if isinstance(action, Sequence):
-        for inner in action.actions:
-            yield from iter_points(inner)
-        return
-    for name in POINT_FIELDS:
-        value = getattr(action, name, None)
-        if value is not None:
-            yield name, value
-
-
-def map_points(action: Action, fn: Callable[[Point], Point]) -> Action:
-    """A copy of `action` with every point passed through `fn` (the hook frame conversions use)."""
-    if isinstance(action, Sequence):
-        return Sequence(actions=tuple(map_points(a, fn) for a in action.actions))
-    changes = {name: fn(value) for name in POINT_FIELDS if (value := getattr(action, name, None)) is not None}
-    return dataclasses.replace(action, **changes) if changes else action

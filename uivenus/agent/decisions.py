@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from uivenus.actions.coords import CoordinateError
-from uivenus.actions.grammar import format_action
-from uivenus.actions.space import Action, Answer, CallUser, Finished, iter_points
+from uivenus.actions.calls import format_action
+from uivenus.actions.points import iter_points
+from uivenus.actions.space import Action, Answer, CallUser, Finished
 from uivenus.agent.policies.base import PolicyError
 from uivenus.agent.injection import InjectionFlag
 from uivenus.agent.safety import GuardDecision

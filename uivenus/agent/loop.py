@@ -39,8 +39,10 @@ from pathlib import Path
 from typing import Any
 
 from uivenus.actions.coords import QWEN2_FACTOR, CoordinateError, Frame, FrameKind, frame_from_options
-from uivenus.actions.grammar import ParseError, parse_response
-from uivenus.actions.space import Action, ActionError, Sequence, TakeNote
+from uivenus.actions.grammar import parse_response
+from uivenus.actions.syntax import ParseError
+from uivenus.actions.space import Action, ActionSequence, TakeNote
+from uivenus.actions.values import ActionError
 from uivenus.agent.conversation import Turn, build_messages
 from uivenus.agent.decisions import Asked, Decided, Executed, Placed, Reviewed, Scanned, StepEnd, error_text
 from uivenus.agent.memory import Memory
@@ -129,8 +131,8 @@ def _answer_key(env: Env, task: TaskSpec, checker: Checker | None) -> AnswerKey:
 # --- one step ---------------------------------------------------------------------------------------
 
 def _one_action(actions: tuple[Action, ...]) -> Action:
-    """Several comma-separated actions (a CAPTCHA answer) are one Sequence step."""
-    return actions[0] if len(actions) == 1 else Sequence(actions=actions)
+    """Several comma-separated actions (a CAPTCHA answer) are one ActionSequence step."""
+    return actions[0] if len(actions) == 1 else ActionSequence(actions=actions)
 
 
 class _Episode:

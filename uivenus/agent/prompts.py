@@ -25,9 +25,10 @@ import jinja2
 from jinja2.sandbox import SandboxedEnvironment
 
 from uivenus.actions.coords import Frame, FrameKind
+from uivenus.actions.points import POINT_FIELDS
+from uivenus.actions.registries import check_covers
 from uivenus.actions.space import (
-    ACTION_CLASSES, POINT_FIELDS, SEQUENCE_MAX, SEQUENCE_MIN, WEB_MAX_HOTKEY_KEYS, ActionType, Direction, Platform,
-    actions_for, check_covers,
+    ACTION_CLASSES, SEQUENCE_MAX, SEQUENCE_MIN, WEB_MAX_HOTKEY_KEYS, ActionType, Direction, Platform, actions_for,
 )
 
 A = ActionType

@@ -28,9 +28,8 @@ from typing import Any
 
 from PIL import Image
 
-from uivenus.actions.space import (
-    Action, ActionType, Hotkey, Launch, LaunchApp, PressEnter, Sequence, Type, iter_points,
-)
+from uivenus.actions.points import iter_points
+from uivenus.actions.space import Action, ActionSequence, ActionType, Hotkey, Launch, LaunchApp, PressEnter, Type
 from uivenus.agent.injection import InjectionFlag, scan_injection
 from uivenus.agent.policies.ocr import TextBox, ocr_text_boxes
 from uivenus.agent.safety_rules import HOTKEY_RULES, LAUNCH_RULES, RULES, Category, Rule, Where, card_number
@@ -254,8 +253,8 @@ class Guard:
 
     def _findings(self, action: Action, observation: Observation, env: Any, focus: tuple[float, float] | None,
                   task: TaskSpec | None) -> tuple[_Finding | None, Target]:
-        """The first consequential finding for `action` (a Sequence: its first consequential member)."""
-        if isinstance(action, Sequence):
+        """The first consequential finding for `action` (a ActionSequence: its first consequential member)."""
+        if isinstance(action, ActionSequence):
             last = Target("", "none")
             for member in action.actions:
                 found, last = self._findings(member, observation, env, focus, task)

@@ -61,7 +61,7 @@ def agent_to_screen(text: str, frame: Any, *, lenient: bool) -> dict[str, Any]:
 
 def grounding_to_screen(text: str, frame: Any) -> dict[str, Any]:
     """One grounding answer -> its point (and box) in screen pixels; `[-1,-1]` is a refusal with no point."""
-    from uivenus.actions.grammar import parse_grounding
+    from uivenus.actions.grounding import parse_grounding
 
     answer = parse_grounding(text)
     out: dict[str, Any] = {"ok": True, "mode": ParseMode.GROUNDING.value, "refused": answer.refused,
@@ -80,7 +80,7 @@ def parse_to_screen(text: str, frame: Any, *, lenient: bool, mode: ParseMode = P
     """One response -> a JSON-ready dict with its actions (agent) or point (grounding) in screen pixels, or its
     error; `auto` reads a reply with no action call, as a grounding answer (a malformed call stays an agent error)."""
     from uivenus.actions.coords import CoordinateError
-    from uivenus.actions.grammar import ParseError
+    from uivenus.actions.syntax import ParseError
 
     if mode is ParseMode.AUTO:
         mode = ParseMode.GROUNDING if _looks_like_grounding(text) else ParseMode.AGENT

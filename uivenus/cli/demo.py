@@ -27,9 +27,11 @@ def _sample_text(package: str, name: str) -> str:
 
 def action_table(console: Console) -> tuple[int, int]:
     """Parse the bundled UI-Venus responses and convert every foreign sample; print one table."""
+    from uivenus.actions.calls import format_action
     from uivenus.actions.convert import ConvertError, convert_text, split_items
     from uivenus.actions.coords import CoordinateError, Frame
-    from uivenus.actions.grammar import ParseError, format_action, parse_response
+    from uivenus.actions.grammar import parse_response
+    from uivenus.actions.syntax import ParseError
 
     table = Table(title="Responses and foreign actions -> unified actions (screen 1280x720)")
     table.add_column("source", style="cyan")

@@ -29,8 +29,10 @@ def _task_for(env_spec: str, url: str | None, instruction: str):
 
 def read_actions(path: Path) -> list:
     """Actions from a file: a JSON list of action dicts, or one action call per line (`Click(point=(1, 2))`)."""
-    from uivenus.actions.grammar import ParseError, parse_actions
-    from uivenus.actions.space import ActionError, action_from_dict
+    from uivenus.actions.calls import parse_actions
+    from uivenus.actions.space import action_from_dict
+    from uivenus.actions.syntax import ParseError
+    from uivenus.actions.values import ActionError
 
     text = path.read_text(encoding="utf-8")
     try:
@@ -98,7 +100,7 @@ def solve(
     layout: str = typer.Option("web", help="web or phone"),
 ) -> None:
     """Run a bundled sandbox task's reference solution and report whether its checker passes."""
-    from uivenus.actions.grammar import format_action
+    from uivenus.actions.calls import format_action
     from uivenus.envs.browser import BrowserConfig, BrowserEnv
     from uivenus.envs.sandbox import SandboxServer, get_task
     from uivenus.envs.sandbox.runner import run_reference

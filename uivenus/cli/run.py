@@ -20,7 +20,7 @@ import click
 import typer
 from rich.table import Table
 
-from uivenus.actions.grammar import format_action
+from uivenus.actions.calls import format_action
 from uivenus.agent.safety import GuardDecision, GuardMode
 from uivenus.cli.console import cli_console
 from uivenus.cli.errors import fail

@@ -15,7 +15,9 @@ from typing import Any, Protocol, runtime_checkable
 
 from PIL import Image
 
-from uivenus.actions.space import Action, ActionError, Platform, check_platform, iter_points
+from uivenus.actions.points import iter_points
+from uivenus.actions.space import Action, Platform, check_platform
+from uivenus.actions.values import ActionError
 from uivenus.records import TaskSpec
 
 

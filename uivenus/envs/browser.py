@@ -27,7 +27,9 @@ from PIL import Image
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from uivenus.actions.space import Action, Launch, LaunchApp, LongPress, PressBack, PressHome, PressRecent, Sequence, Wait
+from uivenus.actions.space import (
+    Action, ActionSequence, Launch, LaunchApp, LongPress, PressBack, PressHome, PressRecent, Wait,
+)
 from uivenus.envs.base import EnvBase, EnvCrashedError, EnvError, Observation, PlatformMismatchError, SetupError
 from uivenus.envs.browser_actions import PLAYWRIGHT_KEYS, BrowserActionError, PageActions, Session, playwright_key
 from uivenus.envs.browser_config import MODES, BrowserConfig, BrowserConfigError
@@ -239,7 +241,7 @@ class BrowserEnv(PageActions, EnvBase):
         """Seconds an action may take before its page counts as hung (holds and waits included)."""
         cfg = self.config
         match action:
-            case Sequence(actions=members):
+            case ActionSequence(actions=members):
                 return sum(self._budget(a) for a in members)
             case Launch() | LaunchApp() | PressBack() | PressHome() | PressRecent():
                 held = cfg.navigation_timeout_s
@@ -383,9 +385,9 @@ class BrowserEnv(PageActions, EnvBase):
     # -- acting (Playwright thread) -----------------------------------------------------------------
 
     def _perform(self, action: Action) -> dict[str, Any]:
-        """Carry out one action (a Sequence member by member), letting the page settle after each;
+        """Carry out one action (a ActionSequence member by member), letting the page settle after each;
         returns the action's info."""
-        if isinstance(action, Sequence):
+        if isinstance(action, ActionSequence):
             info: dict[str, Any] = {}
             for member in action.actions:
                 info.update(self._perform(member))

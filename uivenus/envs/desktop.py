@@ -24,6 +24,7 @@ from typing import Any
 import mss.screenshot
 
 from uivenus.actions import space as S
+from uivenus.actions.registries import check_covers
 from uivenus.actions.space import Action, Platform
 from uivenus.actions.space import ActionType as A
 from uivenus.envs.base import EnvBase, EnvCrashedError, EnvError, Observation, PlatformMismatchError, SetupError
@@ -329,7 +330,7 @@ class DesktopEnv(EnvBase):
         handler = HANDLERS.get(action.type)  # None: a no-op inside a Sequence (TakeNote, Finished, ...)
         return handler(self, action) if handler is not None else None
 
-    def _sequence(self, action: S.Sequence) -> Mapping[str, Any]:
+    def _sequence(self, action: S.ActionSequence) -> Mapping[str, Any]:
         infos = [self._act(inner) for inner in action.actions]
         return {"sequence": [dict(i or {}) for i in infos]}
 
@@ -357,5 +358,5 @@ HANDLERS: Mapping[A, Callable[[DesktopEnv, Any], Mapping[str, Any] | None]] = {
     A.WAIT: DesktopEnv._wait,
     A.SEQUENCE: DesktopEnv._sequence,
 }
-S.check_covers("INPUT_HANDLERS and HANDLERS (with NO_INPUT) need a handler for every desktop action",
-               set(INPUT_HANDLERS) | set(HANDLERS) | NO_INPUT, S.actions_for(Platform.DESKTOP))
+check_covers("INPUT_HANDLERS and HANDLERS (with NO_INPUT) need a handler for every desktop action",
+             set(INPUT_HANDLERS) | set(HANDLERS) | NO_INPUT, S.actions_for(Platform.DESKTOP))

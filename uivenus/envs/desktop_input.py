@@ -9,7 +9,7 @@ display connection and dispatches the input actions to it through `INPUT_HANDLER
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence as Seq
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from Xlib import XK
@@ -163,7 +163,7 @@ class XInput:
                 self.x.key(shift, False)
         self.x.sync()
 
-    def _chord(self, keys: Seq[str]) -> list[int]:
+    def _chord(self, keys: Sequence[str]) -> list[int]:
         """Keycodes to press for `keys`, Shift first when a character sits on the shifted level ('ctrl', '+')."""
         pairs = self.x.keycodes([key_keysym(k) for k in keys])
         keycodes = [keycode for keycode, _ in pairs]

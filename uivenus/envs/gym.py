@@ -21,9 +21,12 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from uivenus.actions.calls import parse_action
 from uivenus.actions.coords import CoordinateError, Frame
-from uivenus.actions.grammar import ParseError, parse_action, parse_response
-from uivenus.actions.space import Action, ActionError, Sequence, is_action
+from uivenus.actions.grammar import parse_response
+from uivenus.actions.space import Action, ActionSequence, is_action
+from uivenus.actions.syntax import ParseError
+from uivenus.actions.values import ActionError
 from uivenus.envs.base import Env, EnvError, Observation
 from uivenus.records import TaskSpec
 
@@ -43,7 +46,7 @@ def free_task(env: Env) -> TaskSpec:
 
 def ends_episode(action: Action) -> bool:
     """Terminal actions end an episode, also as the last action of a Sequence."""
-    if isinstance(action, Sequence):
+    if isinstance(action, ActionSequence):
         return action.actions[-1].is_terminal
     return action.is_terminal
 

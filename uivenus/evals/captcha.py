@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from uivenus.actions.coords import CoordinateError, Frame
-from uivenus.actions.grammar import ParseError, parse_response
+from uivenus.actions.grammar import parse_response
 from uivenus.actions.space import Action
+from uivenus.actions.syntax import ParseError
 from uivenus.agent.conversation import Turn, build_messages
 from uivenus.agent.policies import (
     AnswerKey,

@@ -26,7 +26,8 @@ from typing import Any
 from PIL import Image
 
 from uivenus.actions.coords import CoordinateError, Frame, frame_from_options
-from uivenus.actions.grammar import ParseError, parse_grounding
+from uivenus.actions.grounding import parse_grounding
+from uivenus.actions.syntax import ParseError
 from uivenus.agent.conversation import grounding_messages
 from uivenus.agent.policies import (
     AnswerKeyed, Mode, Policy, PolicyError, PolicyReply, PolicyRequest, policy_from_spec,

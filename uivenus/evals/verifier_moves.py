@@ -18,7 +18,8 @@ from types import MappingProxyType
 from typing import Any
 
 from uivenus.actions.coords import Frame
-from uivenus.actions.space import Action, Click, SelectOption, Type, iter_points
+from uivenus.actions.points import iter_points
+from uivenus.actions.space import Action, Click, SelectOption, Type
 from uivenus.agent.policies.random_policy import RandomPolicy
 from uivenus.envs.page_script import page_script
 from uivenus.envs.sandbox.solving import SolverError, tap, tid

@@ -28,9 +28,11 @@ import jinja2
 from PIL import Image, ImageDraw, ImageFont
 
 from uivenus import __version__
-from uivenus.actions.grammar import ParseError, format_action, parse_response
-from uivenus.actions.space import Action, Direction, Scroll, Type, iter_points
-from uivenus.actions.space import Sequence as ActionSequence
+from uivenus.actions.calls import format_action
+from uivenus.actions.grammar import parse_response
+from uivenus.actions.points import iter_points
+from uivenus.actions.space import Action, ActionSequence, Direction, Scroll, Type
+from uivenus.actions.syntax import ParseError
 from uivenus.records import Step, Trajectory
 from uivenus.store import episode_dirs, read_episode
 from uivenus.verify.step import load_screens

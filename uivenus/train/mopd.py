@@ -22,7 +22,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-from uivenus.actions.space import Sequence as SequenceAction
+from uivenus.actions.space import ActionSequence
 from uivenus.agent.policies.base import Message
 from uivenus.train.collate import Batch
 from uivenus.train.config import ConfigError
@@ -93,7 +93,7 @@ def action_hint(reference: ReferenceAction) -> str:
     if reference.negative:
         return "(hint: the target is not on the screen; the correct answer is a refusal)"
     action = reference.action
-    members = action.actions if isinstance(action, SequenceAction) else (action,)
+    members = action.actions if isinstance(action, ActionSequence) else (action,)
     names = ", ".join(member.type.value for member in members)
     return f"(hint: the correct action type{'s are' if len(members) > 1 else ' is'} {names})"
 

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from uivenus.actions.grammar import ParseError, Span, action_spans
+from uivenus.actions.spans import Span, action_spans
+from uivenus.actions.syntax import ParseError
 
 if TYPE_CHECKING:
     import torch

@@ -21,7 +21,8 @@ from typing import Any
 from PIL import Image
 
 from uivenus.actions.coords import Frame
-from uivenus.actions.grammar import format_grounding, format_response
+from uivenus.actions.grammar import format_response
+from uivenus.actions.grounding import format_grounding
 from uivenus.actions.space import ACTION_CLASSES, Direction, Platform, action_from_dict
 from uivenus.agent.conversation import Turn, build_messages
 from uivenus.agent.policies.transformers_local import image_only_processor_class

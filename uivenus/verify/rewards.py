@@ -17,10 +17,14 @@ from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any, TypeAlias
 
-from uivenus.actions.grammar import GroundingAnswer, ParseError, parse_grounding, parse_response
+from uivenus.actions.grammar import parse_response
+from uivenus.actions.grounding import GroundingAnswer, parse_grounding
+from uivenus.actions.registries import check_covers
 from uivenus.actions.space import (
-    ACTION_CLASSES, Action, ActionError, ActionType, Click, Direction, Point, Scroll, Swipe, check_covers, is_action,
+    ACTION_CLASSES, Action, ActionType, Click, Direction, Point, Scroll, Swipe, is_action,
 )
+from uivenus.actions.syntax import ParseError
+from uivenus.actions.values import ActionError
 from uivenus.verify.base import StepLabel, TraceOutcome, VerifyError
 from uivenus.verify.voting import VoteResult
 

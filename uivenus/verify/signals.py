@@ -17,8 +17,11 @@ from typing import Any
 
 from PIL import Image, ImageChops
 
-from uivenus.actions.grammar import ParseError, parse_response
-from uivenus.actions.space import Action, ActionError, Type, iter_points
+from uivenus.actions.grammar import parse_response
+from uivenus.actions.syntax import ParseError
+from uivenus.actions.points import iter_points
+from uivenus.actions.space import Action, Type
+from uivenus.actions.values import ActionError
 from uivenus.envs.base import EnvError
 from uivenus.envs.page_script import PageScript, page_script
 

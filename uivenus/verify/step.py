@@ -48,8 +48,11 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from PIL import Image
 
-from uivenus.actions.grammar import ParseError, format_action, parse_action
-from uivenus.actions.space import Action, ActionError, ActionType, CallUser, Type, iter_points
+from uivenus.actions.calls import format_action, parse_action
+from uivenus.actions.syntax import ParseError
+from uivenus.actions.points import iter_points
+from uivenus.actions.space import Action, ActionType, CallUser, Type
+from uivenus.actions.values import ActionError
 from uivenus.records import Step, TaskSpec, Trajectory
 from uivenus.store import StoreError, screenshot
 from uivenus.verify.base import StepEvidence, StepLabel, Verdict, VerifyError, Vote

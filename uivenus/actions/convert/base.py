@@ -16,7 +16,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NoReturn, Protocol, TypeAlias
 
-from ..space import Action, ActionError, Number, Point
+from ..space import Action, Number, Point
+from ..values import ActionError
 
 #: Longer items are refused before parsing (no real action is this long; parsing it would only cost time).
 MAX_ITEM_CHARS = 100_000

@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from ..space import (
     Action,
+    ActionSequence,
     Click,
     Direction,
     DoubleClick,
@@ -33,7 +34,6 @@ from ..space import (
     PressEnter,
     RightClick,
     Scroll,
-    Sequence,
     TripleClick,
     Type,
     Wait,
@@ -118,5 +118,5 @@ _RENDER: dict[type, Callable] = {
     KeyUp: lambda action: [_call("keyUp", repr(key)) for key in action.keys],
     PressEnter: lambda action: [_call("press", "'enter'")],
     Wait: lambda action: [_call("sleep", _num(DEFAULT_WAIT_SECONDS if action.seconds is None else action.seconds))],
-    Sequence: lambda action: [line for inner in action.actions for line in _lines(inner)],
+    ActionSequence: lambda action: [line for inner in action.actions for line in _lines(inner)],
 }

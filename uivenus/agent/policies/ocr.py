@@ -30,7 +30,8 @@ from typing import Any, NamedTuple
 from PIL import Image, ImageFilter
 
 from uivenus.actions.coords import CoordinateError, Frame
-from uivenus.actions.grammar import format_grounding, format_response
+from uivenus.actions.grammar import format_response
+from uivenus.actions.grounding import format_grounding
 from uivenus.actions.space import CallUser, Click, Type
 from uivenus.agent.policies.base import (
     PolicyBase, PolicyError, PolicyReply, PolicyRequest, PolicySpecError, register_policy, request_frame,

@@ -20,7 +20,8 @@ from dataclasses import fields
 from typing import Any
 
 from uivenus.actions.coords import CoordinateError
-from uivenus.actions.grammar import format_grounding, format_response
+from uivenus.actions.grammar import format_response
+from uivenus.actions.grounding import format_grounding
 from uivenus.actions.space import Action
 from uivenus.agent.policies.base import (
     AnswerKey, PolicyBase, PolicyError, PolicyReply, PolicyRequest, PolicySpecError, register_policy, request_frame,

@@ -16,9 +16,10 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
 from uivenus.actions.grammar import format_response
+from uivenus.actions.registries import check_covers
 from uivenus.actions.space import (
     Action, ActionType, Click, Direction, DoubleClick, Drag, Hotkey, Hover, LongPress, Platform, PressBack,
-    PressEnter, RightClick, Scroll, SelectOption, Swipe, TripleClick, Type, Wait, actions_for, check_covers,
+    PressEnter, RightClick, Scroll, SelectOption, Swipe, TripleClick, Type, Wait, actions_for,
 )
 from uivenus.agent.policies.base import PolicyBase, PolicyReply, PolicyRequest, PolicySpecError, register_policy
 

@@ -15,7 +15,8 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, TypeVar
 
-from uivenus.actions.space import Action, Platform, action_from_dict, map_points
+from uivenus.actions.points import map_points
+from uivenus.actions.space import Action, Platform, action_from_dict
 
 T = TypeVar("T")
 

@@ -19,8 +19,10 @@ from PIL import Image
 
 from uivenus.actions.convert import ConvertError, get_converter
 from uivenus.actions.coords import QWEN2_FACTOR, CoordinateError, Frame, frame_from_options
-from uivenus.actions.grammar import format_grounding, format_response
-from uivenus.actions.space import Action, ActionError, Click, Platform, check_platform
+from uivenus.actions.grammar import format_response
+from uivenus.actions.grounding import format_grounding
+from uivenus.actions.space import Action, Click, Platform, check_platform
+from uivenus.actions.values import ActionError
 from uivenus.agent.conversation import build_messages, grounding_messages
 from uivenus.agent.prompts import captcha_system_prompt, navigation_prompt
 from uivenus.train.samples import ChatSample, DataError, Domain, SampleRef, Samples

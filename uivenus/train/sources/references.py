@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from uivenus.actions.coords import Frame
-from uivenus.actions.space import POINT_FIELDS, Action, Sequence as SequenceAction
+from uivenus.actions.points import POINT_FIELDS
+from uivenus.actions.space import Action, ActionSequence
 from uivenus.verify.rewards import Box, ReferenceAction
 
 __all__ = ["reference_for", "single_action"]
@@ -18,8 +19,8 @@ __all__ = ["reference_for", "single_action"]
 
 def _point_paths(action: Action) -> Iterator[tuple[str, tuple[float, float]]]:
     """(path, point) of every point, paths as `ReferenceAction.boxes` keys them ("point", "0.start", ...)."""
-    members = action.actions if isinstance(action, SequenceAction) else (action,)
-    prefix = len(members) > 1 or isinstance(action, SequenceAction)
+    members = action.actions if isinstance(action, ActionSequence) else (action,)
+    prefix = len(members) > 1 or isinstance(action, ActionSequence)
     for i, member in enumerate(members):
         for name in POINT_FIELDS:
             point = getattr(member, name, None)
@@ -29,7 +30,7 @@ def _point_paths(action: Action) -> Iterator[tuple[str, tuple[float, float]]]:
 
 def single_action(actions: Sequence[Action]) -> Action:
     """The one action of a list, or a Sequence of them (how a multi-action answer is scored)."""
-    return actions[0] if len(actions) == 1 else SequenceAction(actions=tuple(actions))
+    return actions[0] if len(actions) == 1 else ActionSequence(actions=tuple(actions))
 
 
 def reference_for(screen_action: Action, frame: Frame, radius: tuple[float, float]) -> ReferenceAction:

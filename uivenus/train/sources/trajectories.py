@@ -20,8 +20,9 @@ from typing import Any
 
 from PIL import Image
 
-from uivenus.actions.grammar import ParseError, parse_response
+from uivenus.actions.grammar import parse_response
 from uivenus.actions.space import Platform, TakeNote, action_from_dict
+from uivenus.actions.syntax import ParseError
 from uivenus.agent.conversation import Turn, build_messages
 from uivenus.agent.loop import LoopConfig
 from uivenus.agent.prompts import navigation_prompt
