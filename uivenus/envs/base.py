@@ -50,6 +50,9 @@ class Observation:
     app: str | None = None
     text: str | None = None  # accessibility / DOM text, for judges and the guard, not for the policy
     info: Mapping[str, Any] = field(default_factory=dict)
+    #: The screenshot as the env received it already encoded (PNG bytes of exactly `screenshot`'s pixels), or
+    #: None when the env only had raw pixels: the store writes these bytes as they are instead of encoding again.
+    png: bytes | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "info", MappingProxyType(dict(self.info)))

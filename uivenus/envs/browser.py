@@ -347,7 +347,7 @@ class BrowserEnv(PageActions, EnvBase):
         png = page.screenshot(scale="css", timeout=self.config.action_timeout_s * 1000)
         image = Image.open(io.BytesIO(png))  # decoded lazily, on first pixel access
         if image.size != self.screen_size:
-            image = image.resize(self.screen_size)
+            image, png = image.resize(self.screen_size), None  # the bytes no longer hold these pixels
         try:
             snapshot = page.evaluate(_JS_SNAPSHOT.source, self.config.max_text_chars)
         except PlaywrightError:  # a navigation replaced the document mid-call: no text this time
@@ -356,7 +356,7 @@ class BrowserEnv(PageActions, EnvBase):
             snapshot = {"text": None, "title": None, "app": None}
         return Observation(
             screenshot=image, platform=self.platform, size=self.screen_size, url=page.url,
-            app=snapshot["app"], text=snapshot["text"], info={"title": snapshot["title"]},
+            app=snapshot["app"], text=snapshot["text"], info={"title": snapshot["title"]}, png=png,
         )
 
     def _settle(self, session: Session) -> None:
