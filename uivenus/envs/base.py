@@ -39,6 +39,11 @@ class SetupError(EnvError):
     """The task could not be set up (app missing, URL unreachable, bad setup data)."""
 
 
+#: The `Observation.info` key under which an env with a DOM hands over the focused element (as its `element_at(None)`
+#: reads it), read together with the screen, so that the guard need not ask the page again.
+FOCUSED_ELEMENT = "focused_element"
+
+
 @dataclass(frozen=True)
 class Observation:
     """What the agent sees (the screenshot) plus what checkers and judges may also read."""
