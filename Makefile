@@ -25,6 +25,7 @@ bench: setup $(BENCH_STAMP)
 	$(PY) bench/env_step.py
 	$(PY) bench/synth.py
 	$(PY) bench/loop.py
+	$(PY) bench/collect.py
 	$(PY) bench/train.py
 
 setup: $(STAMP) $(SYS_STAMP)

@@ -3,7 +3,7 @@
 Both drive the same page (served from 127.0.0.1) with the same Chromium, flags and viewport; the steps
 alternate so drift hits both equally. The env's overhead is validation, the hop to its Playwright thread,
 the settle check, and the read of the page text after the screenshot; the target is a median ratio of
-at most 1.15.
+at most 1.10 (issue 17).
 """
 
 from __future__ import annotations
@@ -13,6 +13,9 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+#: Issue 17: BrowserEnv.step may take at most this multiple of raw Playwright's click + screenshot.
+TARGET_RATIO = 1.10
 
 PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>bench</title></head><body>
 <button id="b" style="position:absolute;left:40px;top:40px;width:200px;height:60px"
@@ -74,5 +77,5 @@ if __name__ == "__main__":
     result = run()
     print(f"BrowserEnv.step (click + screenshot): median {result['env_s'] * 1000:.1f} ms over {result['n']} steps")
     print(f"raw Playwright   (click + screenshot): median {result['raw_s'] * 1000:.1f} ms")
-    print(f"ratio env/raw: {result['ratio']:.3f} (target <= 1.15); "
+    print(f"ratio env/raw: {result['ratio']:.3f} (target <= {TARGET_RATIO}); "
           f"at the 10th percentile, less sensitive to a busy machine: {result['ratio_p10']:.3f}")

@@ -27,6 +27,9 @@ from uivenus.actions.space import Click
 from uivenus.envs.desktop import DesktopEnv
 from uivenus.records import TaskSpec
 
+#: Issue 17: DesktopEnv.step may take at most this multiple of raw XTEST + MIT-SHM's click + screenshot.
+TARGET_RATIO = 1.15
+
 APP = Path(__file__).resolve().parents[1] / "tests" / "envs" / "desktop_apps" / "event_logger.py"
 
 
@@ -95,7 +98,7 @@ def main() -> None:
     result = run(args.n)
     print(f"raw XTEST + MIT-SHM click+screenshot: {result['raw_median_s'] * 1000:7.2f} ms (median of {args.n})")
     print(f"DesktopEnv.step(Click)              : {result['env_median_s'] * 1000:7.2f} ms (median of {args.n})")
-    print(f"ratio env/raw                        : {result['ratio']:7.2f}  (target <= 1.2)")
+    print(f"ratio env/raw                        : {result['ratio']:7.2f}  (target <= {TARGET_RATIO})")
 
 
 if __name__ == "__main__":

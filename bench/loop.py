@@ -22,6 +22,9 @@ from uivenus.envs.registry import make_env
 from uivenus.envs.sandbox import get_task
 from uivenus.store import TrajectoryStore
 
+#: Issue 17: the loop's own work (parse + guard + record) costs at most this fraction of the env step it wraps.
+TARGET_RATIO = 0.10
+
 
 class Timed:
     """The env with its resets and app-state reads timed (they are episode setup and checking, not steps)."""
@@ -88,7 +91,7 @@ def main() -> None:
     print(f"  env step (execute + settle + screenshot): {ms('env_s'):8.2f} ms/step   <- baseline")
     print(f"  loop overhead per step excluding model and env time: {overhead:.2f} ms/step "
           f"(parse {ms('parse_s'):.2f}, guard {ms('guard_s'):.2f}, record {ms('record_s'):.2f})")
-    print(f"  ratio loop overhead / env step: {overhead / ms('env_s'):.3f}")
+    print(f"  ratio loop overhead / env step: {overhead / ms('env_s'):.3f} (target <= {TARGET_RATIO})")
     print(f"  rest of the loop (messages, prompt, bookkeeping): {statistics.mean(other) * 1e3:.2f} ms/step")
     print(f"  model time (oracle reading the live DOM): {ms('policy_s'):.2f} ms/step, not counted")
 

@@ -18,6 +18,8 @@ from uivenus.records import Outcome, Step, TaskSpec
 from uivenus.store import (
     StoreError,
     TrajectoryStore,
+    encode_later,
+    encode_png,
     export_parquet,
     list_runs,
     read_episode,
@@ -168,18 +170,28 @@ KILLED_WRITER = textwrap.dedent("""
     from PIL import Image
     from uivenus.actions.space import Click
     from uivenus.records import Step, TaskSpec
-    from uivenus.store import TrajectoryStore
-    writer = TrajectoryStore(sys.argv[1]).episode("run", "ep", TaskSpec(id="t", instruction="go", platform="web"),
-                                                  {"model": "tiny"})
+    from uivenus.store import TrajectoryStore, encode_later, encode_png
+    root, form = sys.argv[1], sys.argv[2]
+    writer = TrajectoryStore(root).episode("run", "ep", TaskSpec(id="t", instruction="go", platform="web"),
+                                           {"model": "tiny"})
+    noise = Image.effect_noise((640, 360), 64).convert("RGB")  # slow enough to encode that kills land mid-encoding
     for i in range(10_000):
-        step = Step(index=i, action=Click(point=(i, i)), response="x" * 2000)
-        writer.append(step, Image.new("RGB", (64, 48), (i % 256, 0, 0)))
-        time.sleep(0.01)
+        shot = Image.new("RGB", (64, 48), (i % 256, 0, 0)) if form == "image" else noise.copy()
+        shot.putpixel((0, 0), (i % 256, 0, 0))
+        screen = {"image": shot, "png": encode_png(shot) if form == "png" else None,
+                  "encode_later": encode_later(shot) if form == "encode_later" else None}[form]
+        if form == "image":
+            time.sleep(0.01)  # the step's other work; the other forms append as fast as they can
+        writer.append(Step(index=i, action=Click(point=(i, i)), response="x" * 2000), screen)
+        print(i, flush=True)  # append returned: step i must survive the kill
 """)
 
 
-def test_a_run_killed_mid_episode_reads_back_incomplete_and_resumes(tmp_path):
-    process = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(tmp_path)])
+@pytest.mark.parametrize("form", ["image", "png", "encode_later"])
+def test_a_run_killed_mid_episode_reads_back_incomplete_and_resumes(tmp_path, form):
+    """Whatever form the screenshot comes in (an image, the env's PNG bytes, a background encoding), a SIGKILL at
+    any moment leaves every step whose append returned, each line's PNG whole on disk, and at most one step more."""
+    process = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(tmp_path), form], stdout=subprocess.PIPE)
     steps_file = tmp_path / "run" / "ep" / "steps.jsonl"
     deadline = time.monotonic() + 20
     try:
@@ -188,12 +200,14 @@ def test_a_run_killed_mid_episode_reads_back_incomplete_and_resumes(tmp_path):
             time.sleep(0.01)
     finally:
         os.kill(process.pid, signal.SIGKILL)
+        returned = process.stdout.read().split()
         process.wait()
     assert process.returncode == -signal.SIGKILL
 
     episode = read_episode(tmp_path / "run" / "ep")
     n = len(episode.steps)
     assert episode.outcome is Outcome.INCOMPLETE and n >= 5
+    assert int(returned[-1]) + 1 <= n <= int(returned[-1]) + 2  # nothing acknowledged is lost; at most one in flight
     assert [s.index for s in episode.steps] == list(range(n))
     assert episode.steps[-1].action == Click(point=(n - 1, n - 1))
     assert all(screenshot(tmp_path / "run" / "ep", s).getpixel((0, 0)) == (s.index % 256, 0, 0) for s in episode.steps)
@@ -201,12 +215,30 @@ def test_a_run_killed_mid_episode_reads_back_incomplete_and_resumes(tmp_path):
     assert read_run(tmp_path / "run") == [episode]
 
     writer = TrajectoryStore(tmp_path).resume("run", "ep")
-    assert writer.next_index == n
+    assert writer.next_index == n and no_temp_files(tmp_path / "run" / "ep")
+    assert sorted(int(p.stem) for p in (tmp_path / "run" / "ep" / "screens").iterdir()) == list(range(n))
     assert writer.append(Step(index=0, action=Click(point=(1, 1)))).index == n
     writer.finish(Outcome.FINISHED)
     again = read_episode(tmp_path / "run" / "ep")
     assert again.outcome is Outcome.FINISHED and [s.index for s in again.steps] == list(range(n + 1))
     assert again.metadata["resumes"][0]["from_step"] == n
+
+
+def test_screenshots_given_as_png_bytes_or_background_encodings_are_written_as_given(tmp_path):
+    shot = image("purple", (50, 40))
+    png = encode_png(shot)
+    with TrajectoryStore(tmp_path).episode("r", "e", TASK) as writer:
+        writer.append(sample_steps()[0], png)
+        writer.append(sample_steps()[0], encode_later(shot))
+        with pytest.raises(StoreError, match="not PNG data"):
+            writer.append(sample_steps()[0], b"GIF89a....")
+        with pytest.raises(StoreError, match="screenshot of step 2"):
+            writer.append(sample_steps()[0], encode_later(Image.new("CMYK", (8, 8))))
+        writer.finish(Outcome.FINISHED)
+    directory = tmp_path / "r" / "e"
+    assert (directory / "screens" / "0.png").read_bytes() == png  # not decoded and encoded again
+    assert screenshot(directory, 1).getpixel((3, 3)) == shot.getpixel((3, 3))
+    assert len(read_episode(directory).steps) == 2 and no_temp_files(directory)
 
 
 def test_a_truncated_last_line_is_dropped_noted_and_cleaned_on_resume(tmp_path):

@@ -12,15 +12,29 @@ Layout (SYSTEM.md, "The trajectory store")::
 Every file other than `steps.jsonl` is written through `uivenus.files` (a dot-prefixed temporary sibling moved
 into place with `os.replace`), so a file under its final name is always whole. `steps.jsonl` is append-only:
 only its last line can be cut short by a crash, and readers drop that line (the step in flight) and say so.
+
+A step's line is its commit point. Its screenshot is written whole under its final name before the line, so
+any line a reader finds has its PNG; a PNG without a line (the step in flight) is removed on resume. Without
+`fsync` both survive a killed process (the kernel holds what was written) and nothing is forced to disk; with
+it the PNG and its directory entry are flushed before the line is written, and the line after, so a power cut
+cannot leave a line whose PNG never reached the disk.
+
+Screenshots are not re-encoded: PNG bytes the environment already holds (`Observation.png`) are written as they
+are. Raw pixels are encoded by `encode_later` on a bounded background thread as soon as the loop has the
+observation, so the encoding overlaps the step (the model's turn, the action) and `append` only waits for it
+if it is not done yet; `append` still returns only once the step is stored.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
+import threading
 import traceback
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -29,7 +43,7 @@ from typing import IO, Any
 
 from PIL import Image
 
-from uivenus.files import atomic_path, write_text
+from uivenus.files import atomic_path, write_bytes, write_text
 from uivenus.records import Outcome, RecordError, Step, TaskSpec, Trajectory
 
 RUN_FILE = "run.json"
@@ -39,6 +53,11 @@ EPISODE_FILE = "episode.json"
 LABELS_FILE = "labels.jsonl"
 SCREENS_DIR = "screens"
 _ID_MAX_LEN = 200
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+#: A step's screenshot as `EpisodeWriter.append` takes it: an image (encoded there), PNG bytes (written as they
+#: are: `Observation.png`), or the encoding `encode_later` started.
+Screenshot = Image.Image | bytes | Future[bytes]
 
 
 class StoreError(RuntimeError):
@@ -77,6 +96,72 @@ def _read_json(path: Path) -> Any:
         raise StoreError(f"{path} is missing; is this a store directory?") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise StoreError(f"{path} is not valid JSON ({exc}); it was not written by the store") from None
+
+
+# --- screenshots ----------------------------------------------------------------------------------
+
+def encode_png(image: Image.Image) -> bytes:
+    """`image` as PNG bytes (fast compression: screenshots are many, and disk is cheaper than the loop's time)."""
+    buffer = io.BytesIO()
+    image.save(buffer, "PNG", compress_level=1)
+    return buffer.getvalue()
+
+
+class _Encoder:
+    """One background thread per process that encodes screenshots; at most `limit` wait or run at once, and
+    `submit` blocks beyond that, so a loop that outruns the encoder slows down instead of piling up frames."""
+
+    def __init__(self, limit: int = 4) -> None:
+        self._limit = limit
+        self._pid: int | None = None
+        self._lock = threading.Lock()
+
+    def _start(self) -> None:
+        # per process: a forked worker inherits the parent's executor object but not its thread
+        with self._lock:
+            if self._pid != os.getpid():
+                self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="uivenus-png")
+                self._slots = threading.BoundedSemaphore(self._limit)
+                self._pid = os.getpid()
+
+    def submit(self, image: Image.Image) -> Future[bytes]:
+        if self._pid != os.getpid():
+            self._start()
+        image.load()  # read the file (if any) here: PIL's lazy loading is not thread-safe
+        slots = self._slots
+        slots.acquire()
+        try:
+            future = self._executor.submit(encode_png, image)
+        except BaseException:
+            slots.release()
+            raise
+        future.add_done_callback(lambda _: slots.release())
+        return future
+
+
+_ENCODER = _Encoder()
+
+
+def encode_later(image: Image.Image) -> Future[bytes]:
+    """Start encoding `image` as PNG on the store's background encoder; hand the result to `append`.
+
+    The image must not change afterwards (observations never do)."""
+    return _ENCODER.submit(image)
+
+
+def _png_bytes(screenshot: Screenshot, index: int) -> bytes:
+    try:
+        if isinstance(screenshot, Future):
+            data = screenshot.result()
+        elif isinstance(screenshot, Image.Image):
+            data = encode_png(screenshot)
+        else:
+            data = bytes(screenshot)
+    except (OSError, ValueError) as exc:
+        raise StoreError(f"could not save the screenshot of step {index} as PNG: {exc}") from exc
+    if not data.startswith(_PNG_SIGNATURE):
+        raise StoreError(f"the screenshot of step {index} is not PNG data (starts {data[:8]!r}); pass an image")
+    return data
 
 
 # --- writing ------------------------------------------------------------------------------------
@@ -174,8 +259,10 @@ class EpisodeWriter:
     def steps(self) -> tuple[Step, ...]:
         return tuple(self._steps)
 
-    def append(self, step: Step, screenshot: Image.Image | None = None) -> Step:
-        """Store `step` as step `next_index` (the store numbers steps); its screenshot is saved first."""
+    def append(self, step: Step, screenshot: Screenshot | None = None) -> Step:
+        """Store `step` as step `next_index` (the store numbers steps); its screenshot is saved first.
+
+        `screenshot` is an image, PNG bytes (written as they are) or `encode_later(image)`'s pending encoding."""
         if self._file is None:
             raise StoreError(f"episode {self.directory} is closed; resume it if unfinished, or open a new episode")
         index = self.next_index
@@ -183,11 +270,11 @@ class EpisodeWriter:
         stored = replace(step, index=index, screen=screen)
         line = _dumps(stored.to_dict(), f"step {index}") + "\n"
         if screenshot is not None:
+            data = _png_bytes(screenshot, index)
             try:
-                with atomic_path(self.directory / screen, fsync=self._fsync) as tmp:
-                    screenshot.save(tmp, "PNG", compress_level=1)
-            except (OSError, ValueError) as exc:
-                raise StoreError(f"could not save the screenshot of step {index} as PNG: {exc}") from exc
+                write_bytes(self.directory / screen, data, fsync=self._fsync)
+            except OSError as exc:
+                raise StoreError(f"could not save the screenshot of step {index}: {exc}") from exc
         self._file.write(line)
         self._file.flush()
         if self._fsync:

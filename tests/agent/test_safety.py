@@ -61,6 +61,32 @@ def test_confirm_stops_checkout_payment_and_lets_harmless_clicks_through(web_env
     assert not trajectory.verdicts["sandbox"]["passed"]
 
 
+class CountingQueries:
+    """The env, counting what the guard asks its page (`element_at`); everything else goes straight through."""
+
+    def __init__(self, env: BrowserEnv) -> None:
+        self.env, self.asked = env, []
+
+    def element_at(self, point):
+        self.asked.append(point)
+        return self.env.element_at(point)
+
+    def __getattr__(self, name):
+        return getattr(self.env, name)
+
+
+def test_the_field_a_type_goes_into_is_read_with_the_screen_not_asked_again(web_env, sandbox_server) -> None:
+    asked, env = Asked(Category.PAYMENT), CountingQueries(web_env)
+    _, trajectory = _episode(env, sandbox_server, "shop/express_checkout", Guard("confirm", asked))
+    types = [s for s in trajectory.steps if isinstance(s.action, Type)]
+    clicks = [s for s in trajectory.steps if isinstance(s.action, Click)]
+    assert len(types) >= 3 and all(s.info["guard"]["source"] in ("dom", "action") for s in types)  # never OCR
+    # the card fields were recognised from the focused element the observation carried ...
+    assert [q.category for q in asked.questions] == [Category.CREDENTIALS] * 3 + [Category.PAYMENT]
+    # ... so the page was asked only about the points clicked, never for its focused field
+    assert None not in env.asked and len(env.asked) == len(clicks)
+
+
 def test_confirm_stops_sending_mail(web_env, sandbox_server) -> None:
     asked = Asked(Category.SENDING)
     _, trajectory = _episode(web_env, sandbox_server, "mail/send_lunch", Guard("confirm", asked))

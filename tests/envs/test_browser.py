@@ -6,6 +6,7 @@ through `app_state()` — the same DomQuery surface the sandbox solvers use — 
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -16,7 +17,7 @@ from urllib.parse import urlsplit
 
 import psutil
 import pytest
-from PIL import ImageChops
+from PIL import Image, ImageChops
 
 from uivenus.actions.space import (
     ActionSequence, Click, DoubleClick, Drag, GetScreenshot, GetUrl, Hotkey, Hover, Launch, LaunchApp, LongPress,
@@ -78,6 +79,10 @@ def test_reset_observes_in_css_pixels_on_both_platforms(web_env: BrowserEnv, pho
     assert phone_obs.url.endswith("/events.html") and phone_obs.app == "events"
     assert "alpha beta gamma delta" in phone_obs.text
     assert phone_obs.screenshot.convert("RGB").getpixel((95, 375)) == (0x44, 0x88, 0xCC)  # the knob, unscaled
+    for obs in (web_obs, phone_obs):  # Chromium's own PNG rides along, so the store need not encode it again
+        assert obs.png is not None and Image.open(io.BytesIO(obs.png)).size == obs.size
+        assert ImageChops.difference(Image.open(io.BytesIO(obs.png)).convert("RGB"),
+                                     obs.screenshot.convert("RGB")).getbbox() is None
 
 
 def test_reset_applies_app_state_and_state_reads_it(web_env: BrowserEnv, pages_server: SandboxServer) -> None:

@@ -182,6 +182,26 @@ def test_click_lands_on_the_point_with_its_button(env: DesktopEnv, log: EventLog
     assert pixels(result.observation.screenshot) != before  # the pad now shows "presses: 1"
 
 
+def test_each_clicks_observation_is_the_screen_it_settles_on(env: DesktopEnv, log: EventLog) -> None:
+    # the env takes a changed frame as settled when the server reports no drawing since it was grabbed (DAMAGE),
+    # instead of grabbing again: whatever it hands over must be what the pad then keeps showing (the pad only:
+    # the Entry's cursor blinks on its own)
+    x, y, w, h = log.last("layout")["pad"]
+
+    def pad(image: Any) -> bytes:
+        return image.crop((x, y, x + w, y + h)).tobytes()
+
+    seen = [pad(env.observe().screenshot)]
+    for i in range(8):
+        result = env.step(Click(point=log.center("pad", dx=-60 if i % 2 else 60)))
+        assert result.executed and pad(result.observation.screenshot) != seen[-1], (i, dict(result.timings))  # counter moved
+        seen.append(pad(result.observation.screenshot))
+        time.sleep(0.3)  # past the double-click window; any late redraw would have happened by now
+        env.observe()  # the step's own frame, handed out once
+        assert pad(env.observe().screenshot) == seen[-1], f"click {i}: the pad changed after the step"
+    assert len({*seen}) == len(seen)
+
+
 def test_double_and_triple_click(env: DesktopEnv, log: EventLog) -> None:
     env.step(DoubleClick(point=log.center("pad", dx=-60)))
     kinds = [e["event"] for e in log.wait_for(lambda es: any(e["event"] == "double" for e in es))]

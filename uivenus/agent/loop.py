@@ -24,6 +24,8 @@ Choices worth knowing:
   and letting the agent look for another way to do the same thing would defeat the guard.
 - Terminal actions are carried out by the loop itself (they end the episode), so they count as executed;
   TakeNote goes to memory and then to the env like any other action.
+- The screenshot is recorded as the env encoded it (`Observation.png`); raw pixels start encoding in the
+  background when the step begins (`encode_later`), so recording a step mostly writes bytes already made.
 - A step cannot time its own write, so `timings["record_s"]` is the time spent storing the *previous* step
   (0 for the first; the last step's goes to the trajectory metadata as `last_record_s`).
 """
@@ -54,7 +56,7 @@ from uivenus.agent.safety import Guard, GuardMode
 from uivenus.envs.base import Env, EnvError, Observation, StepResult
 from uivenus.envs.checks import Checker, SolverFactory, task_checker
 from uivenus.records import Outcome, Step, TaskSpec, Trajectory
-from uivenus.store import EpisodeWriter
+from uivenus.store import EpisodeWriter, Screenshot, encode_later
 
 __all__ = ["LoopConfig", "LoopError", "reask_message", "run_episode"]
 
@@ -169,8 +171,9 @@ class _Episode:
         return self.finish(Outcome.MAX_STEPS)
 
     def step(self, observation: Observation) -> StepEnd:
+        screen = self.screen(observation)
         decided = self.decide(observation)
-        self.record(decided)
+        self.record(decided, screen)
         self.feedback = decided.next_feedback()
         self.focus = decided.focus(self.focus)
         return decided.end()
@@ -273,14 +276,21 @@ class _Episode:
 
     # -- recording ---------------------------------------------------------------------------------
 
-    def record(self, decided: Decided) -> None:
+    def screen(self, observation: Observation) -> Screenshot | None:
+        """The screenshot as the store will write it: the env's own PNG bytes, or an encoding started now, so that
+        it runs while the model and the env work and recording only writes bytes."""
+        if self.writer is None:
+            return None
+        return observation.png if observation.png is not None else encode_later(observation.screenshot)
+
+    def record(self, decided: Decided, screen: Screenshot | None) -> None:
         observation = decided.observation
         step = Step(index=len(self.steps), response=decided.asked.response, action=decided.action,
                     error=decided.error, executed=decided.carried_out, timings=decided.timings(self.last_record_s),
                     info=decided.info())
         started = time.perf_counter()
         if self.writer is not None:
-            step = self.writer.append(step, observation.screenshot)
+            step = self.writer.append(step, screen)
         self.steps.append(step)
         self.history.append(Turn(observation.screenshot, decided.asked.response or ""))
         self.last_record_s = time.perf_counter() - started

@@ -33,7 +33,7 @@ from uivenus.actions.space import Action, ActionSequence, ActionType, Hotkey, La
 from uivenus.agent.injection import InjectionFlag, scan_injection
 from uivenus.agent.policies.ocr import TextBox, ocr_text_boxes
 from uivenus.agent.safety_rules import HOTKEY_RULES, LAUNCH_RULES, RULES, Category, Rule, Where, card_number
-from uivenus.envs.base import EnvError, Observation
+from uivenus.envs.base import FOCUSED_ELEMENT, EnvError, Observation
 from uivenus.envs.hosts import launch_url
 from uivenus.records import TaskSpec
 
@@ -215,9 +215,15 @@ class Guard:
 
     def target(self, observation: Observation, point: tuple[float, float] | None, *, env: Any = None,
                focused: bool = False) -> Target:
-        """The text of the element at `point` (or the focused field): DOM where `env` has one, else OCR."""
+        """The text of the element at `point` (or the focused field): DOM where `env` has one, else OCR.
+
+        The focused field comes from the observation when the env read it with the screen
+        (`info["focused_element"]`: nothing has acted since), so only an element at a point costs a page query."""
         if env is not None and callable(getattr(env, "element_at", None)):
-            element = element_at(env, None if focused else point)
+            if focused and FOCUSED_ELEMENT in observation.info:
+                element = observation.info[FOCUSED_ELEMENT]
+            else:
+                element = element_at(env, None if focused else point)
             if element:
                 return Target(_element_text(element), "dom", element)
             if observation.text is not None:  # a page that answered: blank space, nothing focused

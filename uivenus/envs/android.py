@@ -420,14 +420,15 @@ class AndroidEnv(EnvBase):
             image.load()
         except (UnidentifiedImageError, OSError):
             raise EnvCrashedError(f"screencap on {self.serial} returned no PNG ({len(data)} bytes: {data[:60]!r})") from None
+        png: bytes | None = data if image.mode == "RGB" else None  # the bytes hold the pixels as the agent sees them
         image = image.convert("RGB")
         width, height = self.screen_size
         if image.size == (height, width):  # rotated: the size follows the screen
             self._size = image.size
         elif image.size != (width, height):
-            image = image.resize((width, height), Image.Resampling.BILINEAR)
+            image, png = image.resize((width, height), Image.Resampling.BILINEAR), None
         return Observation(screenshot=image, platform=self.platform, size=self.screen_size,
-                           app=self.foreground_package(), info={"serial": self.serial})
+                           app=self.foreground_package(), info={"serial": self.serial}, png=png)
 
     def foreground_package(self) -> str | None:
         """The package of the focused window (from `dumpsys window`), None when nothing has focus."""

@@ -41,6 +41,11 @@ class SetupError(EnvError):
     """The task could not be set up (app missing, URL unreachable, bad setup data)."""
 
 
+#: The `Observation.info` key under which an env with a DOM hands over the focused element (as its `element_at(None)`
+#: reads it), read together with the screen, so that the guard need not ask the page again.
+FOCUSED_ELEMENT = "focused_element"
+
+
 @dataclass(frozen=True)
 class Observation:
     """What the agent sees (the screenshot) plus what checkers and judges may also read."""
@@ -52,6 +57,9 @@ class Observation:
     app: str | None = None
     text: str | None = None  # accessibility / DOM text, for judges and the guard, not for the policy
     info: Mapping[str, Any] = field(default_factory=dict)
+    #: The screenshot as the env received it already encoded (PNG bytes of exactly `screenshot`'s pixels), or
+    #: None when the env only had raw pixels: the store writes these bytes as they are instead of encoding again.
+    png: bytes | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "info", MappingProxyType(dict(self.info)))

@@ -30,7 +30,9 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from uivenus.actions.space import (
     Action, ActionSequence, Launch, LaunchApp, LongPress, PressBack, PressHome, PressRecent, Wait,
 )
-from uivenus.envs.base import EnvBase, EnvCrashedError, EnvError, Observation, PlatformMismatchError, SetupError
+from uivenus.envs.base import (
+    FOCUSED_ELEMENT, EnvBase, EnvCrashedError, EnvError, Observation, PlatformMismatchError, SetupError,
+)
 from uivenus.envs.browser_actions import PLAYWRIGHT_KEYS, BrowserActionError, PageActions, Session, playwright_key
 from uivenus.envs.browser_config import MODES, BrowserConfig, BrowserConfigError
 from uivenus.envs.chromium import CHROMIUM_ARGS, DEFAULT_CHROMIUM, Chromium
@@ -52,9 +54,8 @@ _SLACK_S = 1.0
 
 # --- fixed page scripts (envs/js/; data goes in as arguments, never as code) ----------------------
 
-_JS_ELEMENT_AT = page_script("uivenus.envs", "element_at.js")
+_JS_READ_PAGE = page_script("uivenus.envs", "read_page.js")
 _JS_WATCH_TABS = page_script("uivenus.envs", "watch_tabs.js")
-_JS_SNAPSHOT = page_script("uivenus.envs", "snapshot.js")
 _JS_SETTLE = page_script("uivenus.envs", "settle.js")
 _JS_HAS_APP = page_script("uivenus.envs", "has_app.js")
 _JS_SETUP = page_script("uivenus.envs", "setup.js")
@@ -129,7 +130,7 @@ class BrowserEnv(PageActions, EnvBase):
         """What checkers read: url, title, innerText and `window.uivenus.state()` (None on other pages)."""
         def read() -> dict[str, Any]:
             page = self._live().page
-            snapshot = page.evaluate(_JS_SNAPSHOT.source, self.config.max_text_chars)
+            snapshot = page.evaluate(_JS_READ_PAGE.source, {"limit": self.config.max_text_chars})
             return {"url": page.url, "title": snapshot["title"], "text": snapshot["text"],
                     "app_state": page.evaluate(_JS_APP_STATE.source)}
         return self._call(read, self._query_budget())
@@ -156,7 +157,7 @@ class BrowserEnv(PageActions, EnvBase):
 
     def element_at(self, point: tuple[float, float] | None) -> Mapping[str, Any] | None:
         """The interactive element at `point` (None: the focused one) as a small read-only dict, or None."""
-        return self.query_dom(_JS_ELEMENT_AT, None if point is None else [float(point[0]), float(point[1])])
+        return self.query_dom(_JS_READ_PAGE, {"point": None if point is None else [float(point[0]), float(point[1])]})
 
     def app_state(self) -> Mapping[str, Any]:
         state = self.query_dom(_JS_APP_STATE, None)
@@ -343,22 +344,25 @@ class BrowserEnv(PageActions, EnvBase):
     # -- observing (Playwright thread) ---------------------------------------------------------------
 
     def _capture(self) -> Observation:
-        """Screenshot (logical pixels), then the page's text, so that whatever the pixels show is in the text
-        however late the page rendered it (a hashchange handler, a timer): the guard scans what the agent sees."""
+        """Screenshot (logical pixels), then the page's text and focused element, so that whatever the pixels show
+        is in the text however late the page rendered it (a hashchange handler, a timer): the guard scans what the
+        agent sees, and reads the field a Type goes into from `info[FOCUSED_ELEMENT]` without asking again."""
         page = self._live().page
         png = page.screenshot(scale="css", timeout=self.config.action_timeout_s * 1000)
         image = Image.open(io.BytesIO(png))  # decoded lazily, on first pixel access
         if image.size != self.screen_size:
-            image = image.resize(self.screen_size)
+            image, png = image.resize(self.screen_size), None  # the bytes no longer hold these pixels
+        info: dict[str, Any] = {}
         try:
-            snapshot = page.evaluate(_JS_SNAPSHOT.source, self.config.max_text_chars)
+            snapshot = page.evaluate(_JS_READ_PAGE.source, {"limit": self.config.max_text_chars})
+            info[FOCUSED_ELEMENT] = snapshot["focused"]  # element_at(None) as of this screen, for the guard
         except PlaywrightError:  # a navigation replaced the document mid-call: no text this time
             if self._dead():
                 raise
             snapshot = {"text": None, "title": None, "app": None}
         return Observation(
             screenshot=image, platform=self.platform, size=self.screen_size, url=page.url,
-            app=snapshot["app"], text=snapshot["text"], info={"title": snapshot["title"]},
+            app=snapshot["app"], text=snapshot["text"], info={"title": snapshot["title"], **info}, png=png,
         )
 
     def _settle(self, session: Session) -> None:
