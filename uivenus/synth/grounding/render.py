@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Self
 
 from uivenus.envs.browser import CHROMIUM_ARGS, BrowserConfig
+from uivenus.envs.chromium import sandbox_blocker
 from uivenus.synth import SynthError
 
 Box = tuple[int, int, int, int]
@@ -150,7 +151,8 @@ class Renderer:
             raise RenderError(f"Chromium not found at {self.executable}; install chromium or set UIVENUS_CHROMIUM")
         self._playwright = sync_playwright().start()
         self._browser = self._playwright.chromium.launch(
-            executable_path=self.executable, headless=True, args=self.args, timeout=self.timeout_s * 1000
+            executable_path=self.executable, headless=True, args=self.args, timeout=self.timeout_s * 1000,
+            chromium_sandbox=sandbox_blocker() is None,  # as the browser env: sandboxed wherever it can work
         )
         self._page = self._browser.new_page(viewport={"width": 800, "height": 600}, device_scale_factor=1)
         self._page.set_default_timeout(self.timeout_s * 1000)
