@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -242,13 +245,14 @@ def test_boxes_include_their_edges():
 # --- scores ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("frame_kind", ["rel", "abs", "smart"])
-def test_oracle_scores_100_percent_on_boxes_polygons_and_refusals(tmp_path, frame_kind):
+def test_oracle_scores_100_percent_on_boxes_polygons_and_refusals(tmp_path, frame_kind, capfd):
     items = load_grounding(_osworld_fixture(tmp_path), format="osworld-g") + load_grounding(_uivenus_fixture(tmp_path))
     polygon = items[1].target
     assert not polygon.contains(((polygon.bounds.x1 + polygon.bounds.x2) / 2, (polygon.bounds.y1 + polygon.bounds.y2) / 2))
     results = evaluate_grounding(items, "oracle", tmp_path / "out", frame_kind=frame_kind, progress=False)
     assert (results["accuracy"], results["hits"], results["n"], results["errors"]) == (1.0, 6, 6, 0)
     assert [r["refused"] for r in results["items"]] == [False, False, True, False, True, False]
+    assert capfd.readouterr() == ("", "")  # progress=False: a library caller's output stays quiet
 
 
 def test_always_centre_scores_exactly_the_share_of_targets_that_cover_the_centre(tmp_path):
@@ -287,7 +291,7 @@ def test_unusable_replies_and_wrong_kinds_of_answer_are_misses_with_their_reason
     assert results["errors"] == 3
 
 
-def test_batches_and_parallel_workers_keep_replies_with_their_items(tmp_path):
+def test_batches_and_parallel_workers_keep_replies_with_their_items(tmp_path, capfd):
     _png(tmp_path / "images" / "s.png", (200, 100))
     records = [{"img_filename": "s.png", "bbox": [x, 0, x + 20, 100], "instruction": f"column {x}", "negative": False}
                for x in range(0, 180, 20)]
@@ -296,6 +300,10 @@ def test_batches_and_parallel_workers_keep_replies_with_their_items(tmp_path):
     policy = Scripted({f"column {x}": f"[{(x + 10) * 5},500]" for x in range(0, 180, 20)})
     results = evaluate_grounding(items, policy, tmp_path / "out", batch_size=4, workers=3, progress=True)
     assert results["accuracy"] == 1.0 and sorted(policy.batches) == [1, 4, 4]
+    # Not a terminal: plain progress lines on stderr, one as a batch lands, then the final count.
+    lines = capfd.readouterr().err.splitlines()
+    assert lines[-1].startswith("grounding (scripted): 9/9 items, ") and " done in " in lines[-1]
+    assert any(line.startswith("grounding (scripted): ") and line.endswith(" left") for line in lines[:-1]), lines
 
 
 def test_breakdown_tables_count_hits_per_category_and_size_bucket():
@@ -369,3 +377,16 @@ def test_cli_scores_a_dataset_and_reports_bad_options(tmp_path):
     assert result.exit_code == 1 and "--box-form" in result.output
     result = CliRunner().invoke(app, ["--data", str(data), "--policy", "telepathy", "--out", str(tmp_path / "o3")])
     assert result.exit_code == 1 and "unknown policy spec" in result.output
+
+
+def test_cli_prints_plain_progress_lines_to_a_pipe(tmp_path):
+    """Run as a user would with output piped: progress goes to stderr as plain lines, the results to stdout."""
+    data = _uivenus_fixture(tmp_path)
+    uivenus = Path(sys.executable).parent / "uivenus"
+    done = subprocess.run([str(uivenus), "eval", "grounding", "--data", str(data), "--policy", "oracle",
+                           "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=300,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"^grounding \(oracle\): 3/3 items, [0-9.]+/s, done in \d+ s$", done.stderr, re.M), done.stderr
+    assert "oracle: accuracy 1.000 (3/3" in done.stdout and "items," not in done.stdout
+    assert "\x1b[" not in done.stderr  # no bar, no cursor control in a log

@@ -31,7 +31,7 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def test_the_labelled_set_carries_truth_kind_and_final_state(data: Path) -> None:
+def test_the_labelled_set_carries_truth_kind_and_final_state(data: Path, capfd: pytest.CaptureFixture) -> None:
     episodes, skipped = find_labelled(data)
     assert not skipped
     kinds = {(e.source, e.kind): e.truth for e in episodes}
@@ -42,7 +42,14 @@ def test_the_labelled_set_carries_truth_kind_and_final_state(data: Path) -> None
     for episode in episodes:
         assert episode.trajectory.steps[-1].action.is_terminal  # the final screen is stored
         assert "final_state" in episode.trajectory.metadata and episode.trajectory.steps[0].info["screen_text"]
+    capfd.readouterr()
     assert build_dataset(data, PLAN, progress=False).skipped == len(episodes)  # resumable: nothing recorded again
+    assert capfd.readouterr().err == ""  # progress=False is quiet
+    assert PLAN.episodes() == len(episodes)
+    assert build_dataset(data, PLAN, progress=True).skipped == len(episodes)
+    lines = capfd.readouterr().err.splitlines()  # not a terminal: plain lines, the last one the total
+    assert lines[-1].startswith(f"verifier build: {len(episodes)}/{len(episodes)} episodes, ") and "done in" in lines[-1]
+    assert any("(already recorded)" in line for line in lines[:-1]), lines
 
 
 def test_score_counts_abstentions_as_disagreement() -> None:

@@ -168,14 +168,10 @@ def _run_all(items: Sequence[GroundingItem], policy: Policy, frame_kind: str, ba
 
 def _with_progress(total: int, label: str, show: bool,
                    work: Callable[[Callable[[int], None]], list[tuple[str, Outcome]]]) -> list[tuple[str, Outcome]]:
-    if not show:
-        return work(lambda _: None)
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from uivenus.progress import Tracker
 
-    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn())
-    with Progress(*columns) as bar:
-        task = bar.add_task(label, total=total)
-        return work(lambda n: bar.advance(task, n))
+    with Tracker(label, total, unit="items", show=show) as tracker:
+        return work(tracker.advance)
 
 
 def _item_record(item: GroundingItem, response: str, outcome: Outcome) -> dict[str, Any]:
@@ -205,7 +201,7 @@ def evaluate_grounding(items: Sequence[GroundingItem], policy: Policy | str, out
     items = list(items)
     try:
         answers = _with_progress(
-            len(items), f"grounding · {policy_obj.name}", progress,
+            len(items), f"grounding ({policy_obj.name})", progress,
             lambda advance: _run_all(items, policy_obj, frame_kind, batch_size, workers, advance))
     finally:
         if owned:

@@ -287,15 +287,10 @@ def plot_report(report: Mapping[str, Any], path: Path) -> Path:
 
 
 def _progress(episodes: Sequence[LabelledEpisode], show: bool) -> Iterable[LabelledEpisode]:
-    if not show:
-        yield from episodes
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from uivenus.progress import Tracker
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  transient=True) as bar:
-        job = bar.add_task("judging labelled episodes", total=len(episodes))
+    with Tracker("verifier judging", len(episodes), unit="episodes", show=show) as tracker:
         for episode in episodes:
-            bar.update(job, description=f"judging {episode.group}")
+            tracker.note = episode.group
             yield episode
-            bar.advance(job)
+            tracker.advance()

@@ -210,6 +210,18 @@ class BuildPlan:
             return [get_task(task_id) for task_id in self.tasks]
         return [task for app in self.apps for task in tasks_of(app)]
 
+    def episodes(self, *, sandbox: bool = True, miniwob: bool = True) -> int:
+        """How many episodes the plan records at most (fewer where a reference solution fails)."""
+        count = 0
+        if sandbox:
+            for task in self.sandbox_tasks():
+                count += min(self.phrasings, len(task.instructions))
+                count += sum(kind is not Perturbation.HARMFUL_APPENDED or task.app in HARMFUL
+                             for kind in self.perturbations)
+        if miniwob:
+            count += len(self.miniwob_tasks) * self.miniwob_seeds * (1 + len(self.miniwob_perturbations))
+        return count
+
 
 @dataclass
 class BuildSummary:
@@ -243,6 +255,7 @@ class _Builder:
         directory = self.store.episode_dir(run_id, episode_id)
         if (directory / EPISODE_FILE).exists():
             self.summary.skipped += 1
+            self.progress(f"{episode_id} (already recorded)")
             return False
         if directory.exists():
             shutil.rmtree(directory)
@@ -396,7 +409,7 @@ def build_dataset(data_dir: str | Path, plan: BuildPlan = BuildPlan(), *, progre
 
     summary = BuildSummary(Path(data_dir))
     with ExitStack() as stack:
-        show = _progress(stack, progress)
+        show = _progress(stack, plan.episodes(sandbox=sandbox, miniwob=miniwob), progress)
         parts: list[BuildSummary] = []
         if sandbox and (plan.tasks or (plan.tasks is None and plan.apps)):
             from uivenus.envs.browser import BrowserConfig, BrowserEnv
@@ -416,13 +429,22 @@ def build_dataset(data_dir: str | Path, plan: BuildPlan = BuildPlan(), *, progre
     return summary
 
 
-def _progress(stack: Any, show: bool) -> Callable[[str], None]:
-    """A rich status line naming the episode being recorded (nothing when `show` is off)."""
-    if not show:
-        return lambda label: None
-    from rich.console import Console
+def _progress(stack: Any, total: int, show: bool) -> Callable[[str], None]:
+    """Counts episodes toward `total`, each called as the next one starts (or is found already recorded); the
+    tracker closes with `stack`, counting the last."""
+    from uivenus.progress import Tracker
 
-    status = stack.enter_context(Console(stderr=True).status("recording labelled trajectories"))
-    count = itertools.count(1)
-    return lambda label: status.update(f"[{next(count)}] recording {label}")
+    tracker = stack.enter_context(Tracker("verifier build", total, unit="episodes", show=show))
+    started = [False]
 
+    def last_done() -> None:
+        if started[0]:
+            tracker.advance(1)
+
+    stack.callback(last_done)  # runs before the tracker closes
+
+    def step(label: str) -> None:
+        tracker.advance(1 if started[0] else 0, note=label)
+        started[0] = True
+
+    return step
