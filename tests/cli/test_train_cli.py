@@ -62,6 +62,11 @@ def test_train_commands_reject_bad_configs_before_running(tmp_path: Path, tiny_q
     assert result.exit_code == 2 and "the recipe sets them" in result.output
 
 
-def test_train_rl_needs_a_config_file(tmp_path: Path) -> None:
+def test_train_rl_needs_a_config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     result = runner.invoke(app, ["rl", "--config", str(tmp_path / "missing.yaml")])
-    assert result.exit_code != 0
+    assert result.exit_code == 2 and f"tried {tmp_path / 'missing.yaml'}" in " ".join(result.output.split())
+    monkeypatch.chdir(tmp_path)  # a relative name is also looked for among the shipped configs, and both are named
+    result = runner.invoke(app, ["rl", "--config", "configs/missing.yaml"])
+    shipped = Path(__file__).resolve().parents[2] / "configs" / "missing.yaml"
+    assert result.exit_code == 2 and f"tried configs/missing.yaml, {shipped}" in "".join(result.output.split("\n"))
+    assert not (tmp_path / "out").exists()

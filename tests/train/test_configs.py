@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 import yaml
 
-from uivenus.train.config import ConfigError, from_dict, load_config, save_config, validate_options
+from uivenus.train.config import (
+    SHIPPED_CONFIGS, ConfigError, find_config, from_dict, load_config, save_config, validate_options,
+)
 from uivenus.train.mopd import MOPDConfig
 from uivenus.train.recipe import RecipeConfig
 from uivenus.train.rl import RLConfig
@@ -228,3 +230,31 @@ def test_training_doc_names_only_files_and_modules_that_exist() -> None:
         assert importlib.util.find_spec(module) is not None, module
     for stage in re.findall(r"uivenus train (\w+)", doc):
         assert stage in ("sft", "rl", "mopd", "recipe"), stage
+
+
+# --- finding a config ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("spelling, name", [("configs/sft_tiny.yaml", "sft_tiny.yaml"), ("sft_tiny", "sft_tiny.yaml"),
+                                            ("nano.yaml", "nano.yaml"), ("configs/venus/sft.yaml", "venus/sft.yaml"),
+                                            ("venus/mopd", "venus/mopd.yaml")])
+def test_a_config_not_in_the_working_directory_is_found_among_the_shipped_ones(spelling, name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a directory without configs/: the README's `--config configs/…` from anywhere
+    assert SHIPPED_CONFIGS == CONFIGS
+    assert find_config(spelling) == CONFIGS / name
+    assert load_config(spelling, CLASSES[Path(name).name.split("_")[0].split(".")[0]]) is not None
+
+
+def test_a_config_in_the_working_directory_wins_and_a_missing_one_names_every_path_tried(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "sft_tiny.yaml").write_text((CONFIGS / "sft_tiny.yaml").read_text().replace(
+        "max_steps:", "max_steps: 7 #"))
+    assert find_config("configs/sft_tiny.yaml") == Path("configs/sft_tiny.yaml")
+    assert load_config("configs/sft_tiny.yaml", SFTConfig).max_steps == 7
+    with pytest.raises(ConfigError) as missing:
+        load_config("configs/no_such", SFTConfig)
+    message = str(missing.value)
+    assert "'configs/no_such'" in message and str(CONFIGS / "no_such") in message
+    assert str(CONFIGS / "no_such.yaml") in message
+    with pytest.raises(ConfigError, match=r"tried /nowhere/x\.yaml$"):  # an absolute path is taken as written
+        find_config("/nowhere/x.yaml")

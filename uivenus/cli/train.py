@@ -20,7 +20,9 @@ app = typer.Typer(help="Train: Stage I (sft), Stage II (rl), Stage III (mopd), o
                   no_args_is_help=True)
 console = cli_console()
 
-ConfigOption = Annotated[Path, typer.Option("--config", exists=True, dir_okay=False, help="YAML config file.")]
+ConfigOption = Annotated[Path, typer.Option("--config", dir_okay=False,
+                                             help="YAML config file; one not found here is looked up among the "
+                                                  "shipped configs/ (`configs/nano.yaml` or `nano`).")]
 Overrides = Annotated[list[str] | None, typer.Argument(help="key=value overrides, e.g. max_steps=50 lr=1e-4.")]
 
 

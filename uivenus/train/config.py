@@ -24,8 +24,8 @@ import pydantic
 import yaml
 from typing_extensions import NotRequired, TypedDict, is_typeddict
 
-__all__ = ["ConfigError", "apply_overrides", "call_with_options", "check_settings", "config_to_dict", "from_dict",
-           "load_config", "save_config", "validate_options"]
+__all__ = ["ConfigError", "apply_overrides", "call_with_options", "check_settings", "config_to_dict", "find_config",
+           "from_dict", "load_config", "save_config", "validate_options"]
 
 C = TypeVar("C")
 
@@ -168,9 +168,35 @@ def apply_overrides(data: Mapping[str, Any], overrides: Sequence[str]) -> dict[s
     return tree
 
 
-def load_config(path: str | Path, cls: type[C], overrides: Sequence[str] = ()) -> C:
-    """Read a YAML file into the dataclass `cls`, after applying `overrides`."""
+#: The configs that come with uivenus: the checkout's `configs/` folder, beside the package in a source checkout or
+#: an editable install (a wheel does not carry them, so there this folder does not exist and nothing falls back).
+SHIPPED_CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+
+
+def find_config(path: str | Path) -> Path:
+    """`path` where it names a file; else, for a relative path, the shipped config it names: `configs/sft_tiny.yaml`
+    (the README's spelling, from any directory), `sft_tiny.yaml` or `sft_tiny` all find `SHIPPED_CONFIGS/sft_tiny.yaml`.
+    A file in the working directory always wins. The error lists every path tried."""
     file = Path(path)
+    if file.is_file():
+        return file
+    tried = [file]
+    if not file.is_absolute() and SHIPPED_CONFIGS.is_dir():
+        parts = file.parts[1:] if file.parts[:1] == (SHIPPED_CONFIGS.name,) else file.parts
+        if parts:
+            shipped = SHIPPED_CONFIGS.joinpath(*parts)
+            tried.append(shipped)
+            if shipped.suffix not in (".yaml", ".yml"):
+                tried.append(shipped.with_name(shipped.name + ".yaml"))
+    for candidate in tried[1:]:
+        if candidate.is_file():
+            return candidate
+    raise ConfigError(f"no config file {str(path)!r}; tried " + ", ".join(str(p) for p in tried))
+
+
+def load_config(path: str | Path, cls: type[C], overrides: Sequence[str] = ()) -> C:
+    """Read a YAML file (found by `find_config`) into the dataclass `cls`, after applying `overrides`."""
+    file = find_config(path)
     try:
         data = yaml.safe_load(file.read_text(encoding="utf-8")) or {}
     except OSError as exc:
