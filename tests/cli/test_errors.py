@@ -31,7 +31,7 @@ CASES = [
     ("eval verifier --data nope --judges program", "nope is not a directory"),
     ("verify runs/nope --judges program", "runs/nope is not a directory"),
     ("verify . --judges klingon", "unknown judge spec 'klingon'"),
-    ("train sft --config nope.yaml", "'nope.yaml' does not exist"),
+    ("train sft --config nope.yaml", "no config file 'nope.yaml'; tried nope.yaml, "),
     ("tasks explore --env browzer --out c.json", "explore needs a sandbox app"),
     ("tasks synth --catalog nope.json --n 2 --out t.jsonl", "'nope.json' does not exist"),
     ("tasks loop --rounds 1", "Missing option '--catalog'"),
