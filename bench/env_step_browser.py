@@ -29,7 +29,9 @@ def run(n: int = 50) -> dict[str, Any]:
     from rich.progress import track
 
     from uivenus.actions.space import Click
-    from uivenus.envs.browser import CHROMIUM_ARGS, BrowserConfig, BrowserEnv
+    from uivenus.envs.browser import BrowserEnv
+    from uivenus.envs.browser_config import BrowserConfig
+    from uivenus.envs.chromium import CHROMIUM_ARGS
     from uivenus.envs.sandbox import SandboxServer
     from uivenus.records import TaskSpec
 

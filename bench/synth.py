@@ -23,7 +23,7 @@ def raw_rate(pages: list[tuple[str, tuple[int, int]]], workers: int) -> float:
     """Pages per second for bare render + screenshot of `pages`, split over `workers` browsers."""
     from playwright.sync_api import sync_playwright
 
-    from uivenus.envs.browser import BrowserConfig
+    from uivenus.envs.browser_config import BrowserConfig
     from uivenus.synth.grounding.render import RENDER_ARGS
 
     executable = BrowserConfig().executable

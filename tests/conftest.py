@@ -49,7 +49,8 @@ def sandbox_server() -> Iterator[SandboxServer]:
 @pytest.fixture(scope="session")
 def web_env() -> Iterator[BrowserEnv]:
     """A desktop-viewport browser (platform WEB, 1280x720); call `reset(task)` at the start of each test."""
-    from uivenus.envs.browser import BrowserConfig, BrowserEnv
+    from uivenus.envs.browser import BrowserEnv
+    from uivenus.envs.browser_config import BrowserConfig
 
     with BrowserEnv(BrowserConfig(mode="desktop")) as env:
         yield env
@@ -58,7 +59,8 @@ def web_env() -> Iterator[BrowserEnv]:
 @pytest.fixture(scope="session")
 def phone_env() -> Iterator[BrowserEnv]:
     """A phone-emulating browser (platform MOBILE, 412x915, touch); call `reset(task)` in each test."""
-    from uivenus.envs.browser import BrowserConfig, BrowserEnv
+    from uivenus.envs.browser import BrowserEnv
+    from uivenus.envs.browser_config import BrowserConfig
 
     with BrowserEnv(BrowserConfig(mode="phone")) as env:
         yield env

@@ -414,7 +414,8 @@ def test_an_episode_whose_server_dies_keeps_its_steps(scripted: ServerThread, sc
     """Two good answers, then a server that only fails: the two steps stay on disk, the episode ends as ERROR."""
     from uivenus.actions.space import Click, Platform
     from uivenus.agent.loop import run_episode
-    from uivenus.envs.browser import BrowserConfig, BrowserEnv
+    from uivenus.envs.browser import BrowserEnv
+    from uivenus.envs.browser_config import BrowserConfig
     from uivenus.records import Outcome, TaskSpec
     from uivenus.store import TrajectoryStore, read_episode
 

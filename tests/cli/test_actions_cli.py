@@ -6,7 +6,8 @@ from playwright.sync_api import sync_playwright
 from typer.testing import CliRunner
 
 from uivenus.cli import app
-from uivenus.envs.browser import CHROMIUM_ARGS, BrowserConfig
+from uivenus.envs.browser_config import BrowserConfig
+from uivenus.envs.chromium import CHROMIUM_ARGS
 
 runner = CliRunner()
 

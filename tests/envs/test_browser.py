@@ -24,7 +24,9 @@ from uivenus.actions.space import (
     PressBack, PressEnter, PressHome, PressRecent, RightClick, Scroll, SelectOption, Swipe, TripleClick, Type, Wait,
 )
 from uivenus.envs.base import Env, OffScreenError, PlatformMismatchError, SetupError
-from uivenus.envs.browser import BrowserActionError, BrowserConfig, BrowserConfigError, BrowserEnv, playwright_key
+from uivenus.envs.browser import BrowserEnv
+from uivenus.envs.browser_actions import BrowserActionError, playwright_key
+from uivenus.envs.browser_config import BrowserConfig, BrowserConfigError
 from uivenus.envs.chromium import sandbox_blocker
 from uivenus.envs.hosts import HostPolicy, HostPolicyError
 from uivenus.envs.sandbox import DomQuery, SandboxServer, get_task

@@ -18,7 +18,8 @@ from uivenus.actions.space import Click, Hotkey, Swipe, Type
 from uivenus.agent.loop import LoopConfig
 from uivenus.cli import app
 from uivenus.cli.run import run_and_record
-from uivenus.envs.browser import CHROMIUM_ARGS, BrowserConfig
+from uivenus.envs.browser_config import BrowserConfig
+from uivenus.envs.chromium import CHROMIUM_ARGS
 from uivenus.reports import draw_action, render
 from uivenus.store import read_run
 

@@ -16,7 +16,8 @@ from PIL import Image
 from playwright.sync_api import sync_playwright
 from typer.testing import CliRunner
 
-from uivenus.envs.browser import CHROMIUM_ARGS, BrowserConfig
+from uivenus.envs.browser_config import BrowserConfig
+from uivenus.envs.chromium import CHROMIUM_ARGS
 from uivenus.synth.grounding import (
     GroundingSynth,
     SynthConfig,

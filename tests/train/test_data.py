@@ -68,7 +68,8 @@ SCRIPT = (
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    from uivenus.envs.browser import BrowserConfig, BrowserEnv
+    from uivenus.envs.browser import BrowserEnv
+    from uivenus.envs.browser_config import BrowserConfig
 
     with BrowserEnv(BrowserConfig(mode="desktop")) as env:
         yield env

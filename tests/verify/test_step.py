@@ -19,10 +19,8 @@ from uivenus.evals.verifier_data import Perturbation, record_episode
 from uivenus.store import TrajectoryStore, read_episode
 from uivenus.verify.base import StepLabel, Verdict, Vote
 from uivenus.verify.judges import VlmJudge
-from uivenus.verify.step import (
-    CHANGE_THRESHOLD, StepSignals, StepVerifier, hit_test, intent_consistency, label_step, label_trajectory,
-    same_action, screen_change, step_evidence,
-)
+from uivenus.verify.signals import CHANGE_THRESHOLD, hit_test, intent_consistency, same_action, screen_change
+from uivenus.verify.step import StepSignals, StepVerifier, label_step, label_trajectory, step_evidence
 
 # --- pure signals ---------------------------------------------------------------------------------
 

@@ -101,7 +101,8 @@ def solve(
 ) -> None:
     """Run a bundled sandbox task's reference solution and report whether its checker passes."""
     from uivenus.actions.calls import format_action
-    from uivenus.envs.browser import BrowserConfig, BrowserEnv
+    from uivenus.envs.browser import BrowserEnv
+    from uivenus.envs.browser_config import BrowserConfig
     from uivenus.envs.sandbox import SandboxServer, get_task
     from uivenus.envs.sandbox.runner import run_reference
 

@@ -33,17 +33,16 @@ from uivenus.actions.space import (
 from uivenus.envs.base import (
     FOCUSED_ELEMENT, EnvBase, EnvCrashedError, EnvError, Observation, PlatformMismatchError, SetupError,
 )
-from uivenus.envs.browser_actions import PLAYWRIGHT_KEYS, BrowserActionError, PageActions, Session, playwright_key
-from uivenus.envs.browser_config import MODES, BrowserConfig, BrowserConfigError
-from uivenus.envs.chromium import CHROMIUM_ARGS, DEFAULT_CHROMIUM, Chromium
+from uivenus.envs.browser_actions import BrowserActionError, PageActions, Session
+from uivenus.envs.browser_config import MODES, BrowserConfig
+from uivenus.envs.chromium import Chromium
 from uivenus.envs.page_script import PageScript, page_script
 from uivenus.envs.pointer import DOUBLE_TAP_WINDOW_S, Mouse, Touch
 from uivenus.envs.traffic import Traffic
 from uivenus.records import TaskSpec
 
-__all__ = [  # what moved out is re-exported, so `from uivenus.envs.browser import ...` keeps working
-    "CHROMIUM_ARGS", "DEFAULT_CHROMIUM", "MODES", "PLAYWRIGHT_KEYS", "BrowserActionError", "BrowserConfig",
-    "BrowserConfigError", "BrowserEnv", "playwright_key",
+__all__ = [
+    "BrowserEnv",
 ]
 
 T = TypeVar("T")

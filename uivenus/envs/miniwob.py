@@ -25,7 +25,9 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from uivenus.actions.space import Action, Launch, Platform, PressBack, PressHome
 from uivenus.envs.base import Env, Observation, SetupError
-from uivenus.envs.browser import BrowserActionError, BrowserConfig, BrowserEnv
+from uivenus.envs.browser import BrowserEnv
+from uivenus.envs.browser_actions import BrowserActionError
+from uivenus.envs.browser_config import BrowserConfig
 from uivenus.envs.checks import Checker, CheckOutcome, register_checker
 from uivenus.envs.page_script import page_script
 from uivenus.envs.sandbox.server import SandboxServer

@@ -30,7 +30,8 @@ class SandboxEnv:
     """
 
     def __init__(self, app: str, mode: str) -> None:
-        from uivenus.envs.browser import BrowserConfig, BrowserEnv
+        from uivenus.envs.browser import BrowserEnv
+        from uivenus.envs.browser_config import BrowserConfig
         from uivenus.envs.sandbox import SandboxServer
 
         self.app = app
@@ -85,7 +86,8 @@ def _no_argument(kind: str, argument: str | None) -> None:
 
 def _browser(mode: str, kind: str) -> Callable[[str | None], Env]:
     def build(argument: str | None) -> Env:
-        from uivenus.envs.browser import BrowserConfig, BrowserEnv
+        from uivenus.envs.browser import BrowserEnv
+        from uivenus.envs.browser_config import BrowserConfig
 
         _no_argument(kind, argument)
         return BrowserEnv(BrowserConfig(mode=mode))

@@ -42,7 +42,7 @@ from uivenus.evals.verifier_moves import (
 )
 from uivenus.records import Outcome, Step, TaskSpec
 from uivenus.store import EPISODE_FILE, StoreError, TrajectoryStore, read_episode
-from uivenus.verify.step import HIT_KEY, SCREEN_TEXT_KEY, hit_test, read_screen_text, think_text
+from uivenus.verify.signals import HIT_KEY, SCREEN_TEXT_KEY, hit_test, read_screen_text, think_text
 from uivenus.verify.trace import FINAL_STATE_KEY
 
 __all__ = [
@@ -412,7 +412,8 @@ def build_dataset(data_dir: str | Path, plan: BuildPlan = BuildPlan(), *, progre
         show = _progress(stack, plan.episodes(sandbox=sandbox, miniwob=miniwob), progress)
         parts: list[BuildSummary] = []
         if sandbox and (plan.tasks or (plan.tasks is None and plan.apps)):
-            from uivenus.envs.browser import BrowserConfig, BrowserEnv
+            from uivenus.envs.browser import BrowserEnv
+            from uivenus.envs.browser_config import BrowserConfig
             from uivenus.envs.sandbox import SandboxServer
 
             server = stack.enter_context(SandboxServer())

@@ -26,7 +26,7 @@ from uivenus.envs.sandbox.solving import SolverError, tap, tid
 from uivenus.envs.sandbox.tasks import DomQuery
 from uivenus.records import TaskSpec
 from uivenus.verify.keypoints import literal_tokens
-from uivenus.verify.step import page_probe
+from uivenus.verify.signals import page_probe
 
 __all__ = ["HARMFUL", "MINIWOB_SOLVERS", "first_point", "random_moves", "until_terminal", "wrong_action"]
 

@@ -127,7 +127,7 @@ def _oracle() -> Policy:
 
 
 def _page_facts(env: Env) -> Mapping[str, Any]:
-    from uivenus.tasks.explore import page_facts
+    from uivenus.tasks.explore_page import page_facts
 
     return page_facts(env)
 

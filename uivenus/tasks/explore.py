@@ -35,12 +35,11 @@ from uivenus.records import TaskSpec
 from uivenus.tasks.catalog import AppCatalog, Catalog, Function, Transition, UIState
 from uivenus.tasks.explore_effects import Effect, infer_function, since_boundary, state_changes
 from uivenus.tasks.explore_page import (
-    ELEMENTS_JS, PAGE_FACTS_JS, Element, ExploreError, Gesture, field_value, page_facts, read_elements,
+    Element, ExploreError, Gesture, field_value, read_elements,
 )
 
-__all__ = [  # explore_page's names are re-exported: callers from before the split import them from here
-    "ELEMENTS_JS", "Element", "ExploreError", "ExploreLimits", "Gesture", "PAGE_FACTS_JS", "explore_app",
-    "page_facts", "read_elements",
+__all__ = [
+    "ExploreLimits", "explore_app",
 ]
 
 

@@ -58,16 +58,14 @@ from uivenus.store import StoreError, screenshot
 from uivenus.verify.base import StepEvidence, StepLabel, Verdict, VerifyError, Vote
 from uivenus.verify.keypoints import extract_key_points, key_point_texts
 from uivenus.verify.signals import (
-    CHANGE_THRESHOLD, HIT_KEY, HIT_TEST_JS, SCREEN_TEXT_JS, SCREEN_TEXT_KEY, action_fields, hit_test,
-    intent_consistency, on_goal, page_probe, read_screen_text, same_action, screen_change, screen_changes, think_text,
+    CHANGE_THRESHOLD, HIT_KEY, SCREEN_TEXT_KEY, action_fields, hit_test,
+    intent_consistency, on_goal, read_screen_text, same_action, screen_change, screen_changes, think_text,
 )
 from uivenus.verify.voting import aggregate, as_verdict
 
-__all__ = [  # the signals (signals.py) are re-exported: callers from before the split import them from here
-    "CHANGE_THRESHOLD", "HIT_KEY", "HIT_TEST_JS", "LabelledStep", "SCREEN_TEXT_JS", "SCREEN_TEXT_KEY", "STEP_RULES",
-    "StepJudge", "StepRule", "StepSignals", "StepVerifier", "hit_test", "intent_consistency", "label_step",
-    "label_trajectory", "load_screens", "on_goal", "page_probe", "read_screen_text", "same_action", "screen_change",
-    "screen_changes", "step_evidence", "step_history_line", "think_text",
+__all__ = [
+    "LabelledStep", "STEP_RULES", "StepJudge", "StepRule", "StepSignals", "StepVerifier", "label_step",
+    "label_trajectory", "load_screens", "step_evidence", "step_history_line",
 ]
 
 #: How far back a loop is looked for, and how many unchanged earlier tries make the next one a loop.

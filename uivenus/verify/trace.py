@@ -31,9 +31,8 @@ from uivenus.records import Trajectory
 from uivenus.store import read_episode, screenshot, write_verdicts
 from uivenus.verify.base import Evidence, Judge, StepLabel, TraceOutcome, Verdict, VerifyError
 from uivenus.verify.keypoints import KeyPointKind, extract_key_points, key_point_texts, parse_key_point
-from uivenus.verify.step import (
-    SCREEN_TEXT_KEY, LabelledStep, label_trajectory, load_screens, screen_changes, step_history_line,
-)
+from uivenus.verify.signals import SCREEN_TEXT_KEY, screen_changes
+from uivenus.verify.step import LabelledStep, label_trajectory, load_screens, step_history_line
 from uivenus.verify.text_evidence import PointStatus, checkable, found_in, ocr_lines, point_status
 from uivenus.verify.voting import Decision, VoteResult, aggregate
 

@@ -64,9 +64,7 @@ class CaptchaSite:
 
 def browser_config(instance: Instance) -> Any:
     """The BrowserConfig whose viewport the instance's page was designed for."""
-    from uivenus.envs.browser import (
-        BrowserConfig,  # Playwright loads only when a browser is wanted
-    )
+    from uivenus.envs.browser_config import BrowserConfig
 
     return BrowserConfig(mode=instance.layout, viewport=instance.viewport)
 

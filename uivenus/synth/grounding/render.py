@@ -17,7 +17,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Self
 
-from uivenus.envs.browser import CHROMIUM_ARGS, BrowserConfig
+from uivenus.envs.browser_config import BrowserConfig
+from uivenus.envs.chromium import CHROMIUM_ARGS
 from uivenus.envs.chromium import sandbox_blocker
 from uivenus.synth import SynthError
 
