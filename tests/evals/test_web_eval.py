@@ -198,3 +198,65 @@ def test_random_policy_completes_nothing(task_files: dict[str, Path], tmp_path: 
     summary = result.results["summary"]
     assert summary["n"] == 5 and summary["success"] == 0, [(r["task_id"], r["reason"]) for r in result.results["tasks"]]
     assert all(r["outcome"] == "max_steps" for r in result.results["tasks"])
+
+
+# --- the command line: a plain task file, downloads, the host allow-list, the report, agreement ------------
+
+def test_eval_web_command_records_downloads_and_keeps_to_the_site_then_agreement(web_shop: str,
+                                                                                  tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from uivenus.cli import app
+
+    tasks = tmp_path / "mine.jsonl"
+    rows = [
+        {"id": "manual", "instruction": "Download the kettle manual, then visit 'Our partner shop'",
+         "start_url": f"{web_shop}/manual", "level": "easy",
+         "reference": [{"click": "#pdf"}, {"click": "#away"}, {"finished": "done"}]},
+        {"id": "deal", "instruction": "Find the discount on the 'Copper Kettle'", "start_url": f"{web_shop}/deals",
+         "reference": [{"click": "#today"}, {"finished": "20 percent"}]},
+        {"id": "broken"},
+    ]
+    tasks.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    out = tmp_path / "out"
+    runner = CliRunner()
+    result = runner.invoke(app, ["eval", "web", "--tasks", str(tasks), "--policy", "oracle", "--out", str(out),
+                                 "--executor", "serial", "--keep-to-site", "--judges", "ocr"])
+    assert result.exit_code == 0, result.output
+    assert "line 3" in result.output and "success 1/2 = 0.500" in result.output
+    records = {r["task_id"]: r for r in json.loads((out / RESULTS_FILE).read_text(encoding="utf-8"))["tasks"]}
+    manual = records["manual"]
+    # a download is recorded on the step during which the browser reported it (its click, or the next one)
+    assert [d for step in manual["downloads"] for d in step["downloads"]] == [
+        {"url": f"{web_shop}/files/kettle-manual.pdf", "filename": "kettle-manual.pdf"}]
+    assert manual["blocked"][0]["blocked_navigations"][0]["url"].startswith("http://localhost:")
+    assert not manual["success"] and records["deal"]["success"]
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert page.count("key screenshot") >= 4 and "visibly satisfied" in page and "Copper Kettle" in page
+
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text('{"task_id": "manual", "success": true}\n{"task_id": "deal", "success": true}\nnope\n',
+                      encoding="utf-8")
+    result = runner.invoke(app, ["eval", "web-agreement", "--results", str(out), "--labels", str(labels)])
+    assert result.exit_code == 0, result.output
+    assert "line 3: not JSON" in result.output
+    final = next(line for line in result.output.splitlines() if " final " in line)
+    assert [cell.strip() for cell in final.strip("│ ").split("│")] == ["final", "2", "0.500", "1.000", "0.500", "–"]
+
+
+def test_agreement_counts_against_hand_made_labels() -> None:
+    from uivenus.evals.agreement import compare
+
+    def record(task: str, success: bool, vote: str) -> dict:
+        return {"task_id": task, "success": success, "judges": [{"judge": "ocr", "vote": vote}]}
+
+    results = {"tasks": [record("a", True, "success"), record("b", True, "success"), record("c", False, "abstain"),
+                         record("d", False, "failure"), record("e", False, "success")]}
+    report = compare(results, {"a": True, "b": False, "c": True, "d": False, "f": True})
+    final = report["judges"]["final"]
+    assert (final["n"], final["true_success"], final["false_success"], final["true_failure"],
+            final["false_failure"]) == (4, 1, 1, 1, 1)
+    assert final["agreement"] == 0.5 and final["precision"] == 0.5 and final["recall"] == 0.5
+    assert final["false_success_rate"] == 0.5
+    assert report["unlabelled"] == ["e"] and report["missing"] == ["f"]
+    assert report["judges"]["ocr"]["true_success"] == 1

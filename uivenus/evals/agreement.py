@@ -72,7 +72,9 @@ def read_labels(path: str | Path) -> tuple[dict[str, bool], list[RowError]]:
     labels: dict[str, bool] = {}
     errors: list[RowError] = []
     for line, row in rows:
-        if isinstance(row, Mapping) and isinstance(row.get("task_id"), str) and isinstance(row.get("success"), bool):
+        if isinstance(row, Exception):
+            errors.append(RowError(line, f"not JSON ({row})"))
+        elif isinstance(row, Mapping) and isinstance(row.get("task_id"), str) and isinstance(row.get("success"), bool):
             labels[row["task_id"]] = row["success"]
         else:
             errors.append(RowError(line, f'a label is {{"task_id": "...", "success": true|false}}, got {row!r:.120}'))
