@@ -1,9 +1,13 @@
-"""A small live-web shop on 127.0.0.1 for the web evaluation: search, product pages, a form, a cookie banner, a
-pop-up, a new-tab link, a slow page, a page that never settles, a download, and a page that answers 429 once."""
+"""Local sites on 127.0.0.1 for the web evaluations: a small shop (search, product pages, a form, a cookie banner, a
+pop-up, a new-tab link, a slow page, a page that never settles, a download, and a page that answers 429 once), and
+a CAPTCHA site in Open CaptchaWorld's shape (`/`, `GET /api/get_puzzle?type=<Type>`, `POST /api/check_answer` ->
+`{"correct": ...}`) whose `Easy_Pick` puzzles have their answer on the first button and `Hard_Pick` on the last."""
 
 from __future__ import annotations
 
 import html
+import itertools
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -76,10 +80,41 @@ class _Shop(BaseHTTPRequestHandler):
         return self._send(404, b"not found", "text/plain")
 
 
-@pytest.fixture(scope="session")
-def web_shop() -> Iterator[str]:
-    """The shop's base URL (http://127.0.0.1:PORT)."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Shop)
+class _Captchas(BaseHTTPRequestHandler):
+    ids = itertools.count(1)
+    answers: dict[int, int] = {}
+    lock = threading.Lock()
+
+    log_message = _Shop.log_message
+    _send = _Shop._send
+
+    def do_GET(self) -> None:  # noqa: N802
+        parts = urlsplit(self.path)
+        if parts.path == "/":
+            return self._send(200, (SITE / "captcha.html").read_bytes())
+        if parts.path == "/api/get_puzzle":
+            kind = parse_qs(parts.query).get("type", ["Easy_Pick"])[0]
+            with self.lock:
+                puzzle_id = next(self.ids)
+            options = [puzzle_id * 10 + k for k in range(4)]
+            answer = options[0] if kind == "Easy_Pick" else options[-1]
+            self.answers[puzzle_id] = answer
+            body = {"puzzle_id": puzzle_id, "puzzle_type": kind, "prompt": f"Click the number {answer}",
+                    "options": options}
+            return self._send(200, json.dumps(body).encode(), "application/json")
+        return self._send(404, b"not found", "text/plain")
+
+    def do_POST(self) -> None:  # noqa: N802
+        if urlsplit(self.path).path != "/api/check_answer":
+            return self._send(404, b"not found", "text/plain")
+        data = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
+        correct = self.answers.pop(data.get("puzzle_id"), None) == data.get("answer")  # one answer per puzzle
+        return self._send(200, json.dumps({"correct": correct, "puzzle_id": data.get("puzzle_id")}).encode(),
+                          "application/json")
+
+
+def _serve(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -88,3 +123,15 @@ def web_shop() -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture(scope="session")
+def captcha_site() -> Iterator[str]:
+    """The CAPTCHA site's base URL."""
+    yield from _serve(_Captchas)
+
+
+@pytest.fixture(scope="session")
+def web_shop() -> Iterator[str]:
+    """The shop's base URL (http://127.0.0.1:PORT)."""
+    yield from _serve(_Shop)

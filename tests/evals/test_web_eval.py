@@ -192,7 +192,7 @@ def test_a_second_run_resumes_and_runs_nothing_again(oracle_runs: dict[str, dict
 
 
 def test_random_policy_completes_nothing(task_files: dict[str, Path], tmp_path: Path) -> None:
-    config = WebEvalConfig(policy="random:3", judges=("ocr",), max_steps=3, settle_timeout_s=1.0, retry_wait_s=0.2)
+    config = WebEvalConfig(policy="random:3", judges=("ocr",), max_steps=2, settle_timeout_s=1.0, retry_wait_s=0.2)
     with SerialExecutor() as executor:
         result = evaluate_web(load_web_tasks(task_files["online-mind2web"]), config, tmp_path, executor)
     summary = result.results["summary"]

@@ -17,6 +17,7 @@ The rest is composed in, one job per module:
 
 from __future__ import annotations
 
+import fnmatch
 import io
 import json
 import time
@@ -85,6 +86,7 @@ class BrowserEnv(PageActions, EnvBase):
         self._new_tabs: list[Any] = []  # pages the current context opened since the last action
         self._downloads: list[dict[str, str]] = []  # downloads the page started since the last action
         self._blocked: list[dict[str, str]] = []  # navigations the task's host allow-list stopped since then
+        self._responses: list[Any] = []  # this episode's responses matching `config.capture_responses`
         self._task: TaskSpec | None = None
         self._observed: Observation | None = None  # captured with the last action, for step()'s observe()
         self._history: list[Action] = []
@@ -150,6 +152,20 @@ class BrowserEnv(PageActions, EnvBase):
             raise TypeError(f"query_dom runs packaged page scripts (page_script(package, name)), "
                             f"not {type(script).__name__}")
         return self._call(lambda: self._live().page.evaluate(script.source, arg), self._query_budget())
+
+    def captured_responses(self) -> list[dict[str, Any]]:
+        """This episode's responses whose URL matches a glob of `config.capture_responses`, oldest first: url,
+        status and the body read as JSON (None when it is not JSON) — how a page that grades itself is read."""
+        def read() -> list[dict[str, Any]]:
+            out = []
+            for response in self._responses:
+                try:
+                    body = response.json()
+                except (PlaywrightError, ValueError):
+                    body = None
+                out.append({"url": response.url, "status": response.status, "json": body})
+            return out
+        return self._call(read, self._query_budget())
 
     def center(self, selector: str) -> tuple[int, int] | None:
         """Centre of the first visible `selector` match inside the viewport, in logical pixels, else None."""
@@ -306,6 +322,7 @@ class BrowserEnv(PageActions, EnvBase):
         self._new_tabs.clear()
         self._downloads.clear()
         self._blocked.clear()
+        self._responses.clear()
         session = self._session = self._attach(context, page)
         url = task.url or "about:blank"
         try:
@@ -348,7 +365,13 @@ class BrowserEnv(PageActions, EnvBase):
         page.on("crash", lambda _page: setattr(session, "crashed", True))
         page.on("download", lambda download: self._downloads.append(
             {"url": download.url, "filename": download.suggested_filename}))
+        if self.config.capture_responses:
+            page.on("response", self._keep_response)
         return session
+
+    def _keep_response(self, response: Any) -> None:
+        if any(fnmatch.fnmatchcase(response.url, pattern) for pattern in self.config.capture_responses):
+            self._responses.append(response)
 
     def _follow_new_tab(self, session: Session) -> Session:
         """The last action opened a tab (target=_blank, window.open): look at it from now on, as a browser does."""

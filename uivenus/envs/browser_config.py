@@ -53,6 +53,7 @@ class BrowserConfig:
     action_timeout_s: float = 10.0  # any single Playwright call (screenshots, input, evaluation)
     navigation_timeout_s: float = 20.0  # page loads (reset, Launch, back, home)
     settle_timeout_s: float = 3.0  # after an action: wait at most this for loads and requests to finish
+    capture_responses: tuple[str, ...] = ()  # URL globs whose responses the env keeps (`captured_responses()`)
     load_event: str = "load"  # what reset waits for: load, domcontentloaded (live sites whose load never ends), commit
     long_press_s: float = 1.0  # LongPress without a duration
     gesture_s: float = 0.3  # duration of a swipe or drag
