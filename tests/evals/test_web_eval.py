@@ -15,6 +15,8 @@ from uivenus.tasks.executors import SerialExecutor
 
 SEARCH = [{"click": "#q"}, {"type": "blue kettle"}, {"press": "enter"}, {"click": "#p-blue-kettle"},
           {"finished": "opened it"}]
+#: The shop's consent button (the default selectors include it too; one selector is one DOM query per step).
+BANNER = ("[data-testid=cookie-accept]",)
 WRONG = [{"click": "#q"}, {"type": "kettle"}, {"press": "enter"}, {"click": "#p-blue-kettle"}, {"finished": "done"}]
 
 
@@ -129,7 +131,7 @@ def oracle_runs(task_files: dict[str, Path], tmp_path_factory: pytest.TempPathFa
     with SerialExecutor() as executor:
         for name, path in task_files.items():
             config = WebEvalConfig(policy="oracle", judges=("ocr", "program"), retries=2, retry_wait_s=0.2,
-                                   settle_timeout_s=2.0)
+                                   settle_timeout_s=1.0, consent=BANNER)
             folder = tmp_path_factory.mktemp(f"oracle-{name}")
             result = evaluate_web(load_web_tasks(path), config, folder, executor)
             out[name] = {"result": result, "folder": folder, "config": config, "path": path}
@@ -174,7 +176,7 @@ def test_live_web_events_are_recorded_per_task(oracle_runs: dict[str, dict]) -> 
     assert mind2web["m-popup"]["new_tabs"][0]["new_tab"].endswith("/coupon")
     assert voyager["KettleShop--0"]["new_tabs"][0]["new_tab"].endswith("/deal-today")
     # a page that never settles costs the settle wait, recorded; the slow page still loads
-    assert voyager["KettleShop--1"]["unsettled"] and voyager["KettleShop--1"]["unsettled"][0]["unsettled_s"] == 2.0
+    assert voyager["KettleShop--1"]["unsettled"] and voyager["KettleShop--1"]["unsettled"][0]["unsettled_s"] == 1.0
     assert mind2web["m-slow"]["success"]
     # the site answered 429 once: one recorded retry, then success
     busy = voyager["KettleShop--2"]
@@ -193,7 +195,8 @@ def test_a_second_run_resumes_and_runs_nothing_again(oracle_runs: dict[str, dict
 
 
 def test_random_policy_completes_nothing(task_files: dict[str, Path], tmp_path: Path) -> None:
-    config = WebEvalConfig(policy="random:3", judges=("ocr",), max_steps=2, settle_timeout_s=1.0, retry_wait_s=0.2)
+    config = WebEvalConfig(policy="random:3", judges=("ocr",), max_steps=2, settle_timeout_s=1.0, retry_wait_s=0.2,
+                           consent=BANNER)
     loaded = load_web_tasks(task_files["online-mind2web"])
     with SerialExecutor() as executor:
         result = evaluate_web(replace(loaded, tasks=loaded.tasks[:3]), config, tmp_path, executor)
@@ -262,3 +265,16 @@ def test_agreement_counts_against_hand_made_labels() -> None:
     assert final["false_success_rate"] == 0.5
     assert report["unlabelled"] == ["e"] and report["missing"] == ["f"]
     assert report["judges"]["ocr"]["true_success"] == 1
+
+
+def test_starts_on_one_site_are_spaced_across_limiters_sharing_a_folder(tmp_path: Path) -> None:
+    import time
+
+    from uivenus.evals.web import SiteRateLimiter
+
+    first, second = SiteRateLimiter(tmp_path, 0.4), SiteRateLimiter(tmp_path, 0.4)  # as two workers would hold
+    assert first.wait("shop.example") == 0.0
+    started = time.time()  # the limiter keeps wall-clock times (shared by processes)
+    waited = second.wait("shop.example")
+    assert 0 < waited <= 0.4 and time.time() - started >= 0.4 - 0.05  # spaced by the interval, however late
+    assert second.wait("other.example") == 0.0 and SiteRateLimiter(tmp_path, 0).wait("shop.example") == 0.0

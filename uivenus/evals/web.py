@@ -54,8 +54,8 @@ __all__ = [
 RESULTS_FILE = "results.json"
 #: The store run (under the output folder) that holds the episodes.
 EPISODES_RUN = "episodes"
-#: Where each task's start attempts are kept in its episode's metadata.
-ATTEMPTS_KEY = "attempts"
+#: Where an episode's metadata keeps its failed start attempts, and how long its own start waited for its site.
+ATTEMPTS_KEY, RATE_WAIT_KEY = "attempts", "rate_wait_s"
 #: Reset errors that say the site (not the policy) failed, and so are worth another try.
 RETRYABLE = "reset failed:"
 
@@ -126,7 +126,7 @@ class SiteRateLimiter:
             time.sleep(waited)
             handle.seek(0)
             handle.truncate()
-            handle.write(f"{time.time():.3f}")
+            handle.write(repr(time.time()))
             handle.flush()
         return waited
 
@@ -155,7 +155,8 @@ def _task(job: WebJob) -> TaskSpec:
     return task
 
 
-def _episode(context: WorkerContext, job: WebJob, task: TaskSpec, attempts: list[dict[str, Any]]) -> Trajectory:
+def _episode(context: WorkerContext, job: WebJob, task: TaskSpec, attempts: list[dict[str, Any]],
+             waited: float) -> Trajectory:
     """One try: a fresh context on the task's start page, the policy (behind the consent dismisser) acting."""
     from uivenus.agent.consent import ConsentDismisser
     from uivenus.agent.loop import LoopConfig, run_episode
@@ -170,7 +171,8 @@ def _episode(context: WorkerContext, job: WebJob, task: TaskSpec, attempts: list
     acting = ConsentDismisser(policy, env, cfg.consent) if cfg.consent else policy
     store = TrajectoryStore(job.store_root)
     writer = store.episode(EPISODES_RUN, job.episode_id, task,
-                           {"policy_spec": cfg.policy, "worker": context.worker, ATTEMPTS_KEY: attempts})
+                           {"policy_spec": cfg.policy, "worker": context.worker, ATTEMPTS_KEY: attempts,
+                            RATE_WAIT_KEY: round(waited, 3)})
     loop = LoopConfig(max_steps=cfg.max_steps, guard=cfg.guard, text_key=SCREEN_TEXT_KEY)
     return run_episode(env, acting, task, config=loop, writer=writer, guard=Guard(cfg.guard, ocr=False))
 
@@ -192,7 +194,7 @@ def run_web_job(context: WorkerContext, job: WebJob) -> dict[str, Any]:
                 if directory.exists():  # a killed run's or a failed try's leftovers: start over
                     shutil.rmtree(directory)
                 waited = limiter.wait(site)
-                trajectory = _episode(context, job, task, attempts)
+                trajectory = _episode(context, job, task, attempts, waited)
                 error = str(trajectory.metadata.get("error") or "")
                 if not error.startswith(RETRYABLE) or attempt == cfg.retries:
                     break
@@ -238,7 +240,7 @@ def task_record(task: TaskSpec, directory: Path, root: Path) -> dict[str, Any]:
         "judges": [{k: v[k] for k in ("judge", "vote", "confidence", "reason")} for v in trace.get("verdicts", ())],
         "key_points": trace.get("key_points", []), "key_steps": trace.get("kept", []),
         "steps": len(trajectory.steps), "answer": trajectory.answer, "error": meta.get("error"),
-        "seconds": _seconds(meta), "attempts": meta.get(ATTEMPTS_KEY, []),
+        "seconds": _seconds(meta), "attempts": meta.get(ATTEMPTS_KEY, []), "rate_wait_s": meta.get(RATE_WAIT_KEY),
         "consent_steps": [s.index for s in trajectory.steps if is_dismisser_step(s.response)],
         "injection_steps": meta.get("injection_steps", []),
         "downloads": _steps_with(trajectory, DOWNLOADS), "new_tabs": _steps_with(trajectory, NEW_TAB),
