@@ -30,7 +30,7 @@ import json
 import shutil
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -42,13 +42,13 @@ from uivenus.envs.hosts import TASK_HOSTS
 from uivenus.evals.web_tasks import LEVEL_KEY, WEBSITE_KEY, WebTaskSet, site_of
 from uivenus.files import write_json
 from uivenus.records import TaskSpec, Trajectory
-from uivenus.store import EPISODE_FILE, TrajectoryStore, read_episode
+from uivenus.store import EPISODE_FILE, StoreError, TrajectoryStore, read_episode
 from uivenus.tasks.collect import episode_id
 from uivenus.tasks.executors import Executor, WorkerContext
 
 __all__ = [
-    "EPISODES_RUN", "RESULTS_FILE", "SiteRateLimiter", "WebEvalConfig", "WebEvalError", "WebJob", "evaluate_web",
-    "run_web_job", "summarise",
+    "EPISODES_RUN", "RESULTS_FILE", "SiteRateLimiter", "WebEvalConfig", "WebEvalError", "WebEvalResult", "WebJob",
+    "evaluate_web", "run_web_job", "summarise", "task_record",
 ]
 
 RESULTS_FILE = "results.json"
@@ -285,14 +285,15 @@ def _jobs(tasks: Iterable[TaskSpec], config: WebEvalConfig, out: Path) -> list[W
 
 
 def evaluate_web(tasks: WebTaskSet, config: WebEvalConfig, out: str | Path, executor: Executor,
-                 progress: Any = None) -> WebEvalResult:
+                 progress: Callable[[int, int], None] | None = None) -> WebEvalResult:
     """Run every task not finished before, verify, and write `out/results.json`; `progress(done, total)` is called
-    as episodes finish."""
+    as episodes finish. A task whose job failed (the harness, not the agent) is listed under `not_finished`, left
+    out of the rates, and run again next time."""
     out = Path(out)
     store = TrajectoryStore(out)
     try:
         store.start_run(EPISODES_RUN, {"policy": config.policy})
-    except Exception as exc:  # StoreError: the folder holds another policy's run
+    except StoreError as exc:  # the folder holds another policy's run
         raise WebEvalError(f"{out} holds a run of another policy ({exc}); use a new --out") from None
     jobs = _jobs(tasks.tasks, config, out)
     todo = [j for j in jobs if not _verified(store.episode_dir(EPISODES_RUN, j.episode_id))]
@@ -308,7 +309,7 @@ def evaluate_web(tasks: WebTaskSet, config: WebEvalConfig, out: str | Path, exec
         if _verified(directory):
             records.append(task_record(task, directory, out))
     results = {"tasks_file": tasks.path, "format": tasks.format, "config": asdict(config),
-               "summary": summarise(records), "not_loaded": [str(e) for e in tasks.errors],
+               "summary": {**summarise(records), "not_finished": len(jobs) - len(records)}, "not_loaded": [str(e) for e in tasks.errors],
                "not_finished": errors, "tasks": records}
     path = write_json(out / RESULTS_FILE, results)
     return WebEvalResult(results, path, len(todo), len(jobs) - len(todo), tuple(errors))
