@@ -23,8 +23,8 @@ PRODUCTS = {"blue-kettle": ("Blue Kettle", "29.99"), "red-kettle": ("Red Kettle"
 
 
 def _page(title: str, body: str) -> str:
-    return (f'<!doctype html><html><head><title>{html.escape(title)}</title><link rel="stylesheet" href="/base.css">'
-            f'</head><body>{body}</body></html>')
+    return ('<!doctype html><html><head><meta name="viewport" content="width=device-width, initial-scale=1">'
+            f'<title>{html.escape(title)}</title><link rel="stylesheet" href="/base.css"></head><body>{body}</body></html>')
 
 
 class _Shop(BaseHTTPRequestHandler):

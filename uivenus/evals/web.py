@@ -41,7 +41,7 @@ from uivenus.envs.browser import BLOCKED, DOWNLOADS, NEW_TAB, UNSETTLED
 from uivenus.envs.hosts import TASK_HOSTS
 from uivenus.evals.web_tasks import LEVEL_KEY, WEBSITE_KEY, WebTaskSet, site_of
 from uivenus.files import write_json
-from uivenus.records import TaskSpec, Trajectory
+from uivenus.records import Outcome, TaskSpec, Trajectory
 from uivenus.store import EPISODE_FILE, StoreError, TrajectoryStore, read_episode
 from uivenus.tasks.collect import episode_id
 from uivenus.tasks.executors import Executor, WorkerContext
@@ -228,7 +228,9 @@ def _steps_with(trajectory: Trajectory, key: str) -> list[dict[str, Any]]:
 
 
 def task_record(task: TaskSpec, directory: Path, root: Path) -> dict[str, Any]:
-    """What results.json says about one task's finished, verified episode."""
+    """What results.json says about one task's finished, verified episode. `verdict` is the judges' trace outcome;
+    `success` also needs an episode that did not end in an error (a crashed policy or page never counts as one,
+    whatever its last screen shows)."""
     trajectory = read_episode(directory)
     trace = trajectory.verdicts.get("trace") or {}
     meta = trajectory.metadata
@@ -236,7 +238,8 @@ def task_record(task: TaskSpec, directory: Path, root: Path) -> dict[str, Any]:
         "task_id": task.id, "website": task.metadata.get(WEBSITE_KEY), "level": task.metadata.get(LEVEL_KEY),
         "instruction": task.instruction, "start_url": task.url, "episode": str(directory.relative_to(root)),
         "outcome": trajectory.outcome.value, "verdict": trace.get("outcome", "unknown"),
-        "success": trace.get("outcome") == "success", "reason": trace.get("reason"),
+        "success": trace.get("outcome") == "success" and trajectory.outcome is not Outcome.ERROR,
+        "reason": trace.get("reason"),
         "judges": [{k: v[k] for k in ("judge", "vote", "confidence", "reason")} for v in trace.get("verdicts", ())],
         "key_points": trace.get("key_points", []), "key_steps": trace.get("kept", []),
         "steps": len(trajectory.steps), "answer": trajectory.answer, "error": meta.get("error"),
