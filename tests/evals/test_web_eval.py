@@ -278,3 +278,22 @@ def test_starts_on_one_site_are_spaced_across_limiters_sharing_a_folder(tmp_path
     waited = second.wait("shop.example")
     assert 0 < waited <= 0.4 and time.time() - started >= 0.4 - 0.05  # spaced by the interval, however late
     assert second.wait("other.example") == 0.0 and SiteRateLimiter(tmp_path, 0).wait("shop.example") == 0.0
+
+
+def test_an_episode_that_ended_in_an_error_is_never_a_success_whatever_the_judges_say(tmp_path: Path) -> None:
+    from uivenus.evals.web import EPISODES_RUN, task_record
+    from uivenus.records import Outcome, TaskSpec
+    from uivenus.store import TrajectoryStore, write_verdicts
+
+    task = TaskSpec(id="t", instruction="Open the 'Blue Kettle'", platform="web", url="http://shop.example/",
+                    metadata={"website": "shop.example", "level": "easy"})
+    store = TrajectoryStore(tmp_path)
+    for name, outcome in (("crashed", Outcome.ERROR), ("finished", Outcome.FINISHED)):
+        with store.episode(EPISODES_RUN, name, task) as writer:
+            writer.finish(outcome)
+        write_verdicts(store.episode_dir(EPISODES_RUN, name), {"trace": {"outcome": "success", "verdicts": []}}, {})
+    crashed = task_record(task, store.episode_dir(EPISODES_RUN, "crashed"), tmp_path)
+    finished = task_record(task, store.episode_dir(EPISODES_RUN, "finished"), tmp_path)
+    assert (crashed["verdict"], crashed["success"]) == ("success", False)
+    assert (finished["verdict"], finished["success"]) == ("success", True)
+    assert finished["episode"] == f"{EPISODES_RUN}/finished" and finished["level"] == "easy"
