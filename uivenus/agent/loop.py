@@ -83,6 +83,7 @@ class LoopConfig:
     sampling: Sampling | None = None  # None: the agentic preset (thinking as set above)
     max_pixels: int | None = None  # cap on screenshot pixels sent in the relative frame
     prompt_template: Path | None = None  # a navigation template file reproducing a release's wording
+    text_key: str | None = None  # record each step's screen text (`Observation.text`) under this `Step.info` key
 
     def __post_init__(self) -> None:
         if self.max_steps is not None and (not isinstance(self.max_steps, int) or self.max_steps < 1):
@@ -285,9 +286,12 @@ class _Episode:
 
     def record(self, decided: Decided, screen: Screenshot | None) -> None:
         observation = decided.observation
+        info = decided.info()
+        if self.config.text_key is not None and observation.text is not None:
+            info[self.config.text_key] = observation.text  # what text judges read offline
         step = Step(index=len(self.steps), response=decided.asked.response, action=decided.action,
                     error=decided.error, executed=decided.carried_out, timings=decided.timings(self.last_record_s),
-                    info=decided.info())
+                    info=info)
         started = time.perf_counter()
         if self.writer is not None:
             step = self.writer.append(step, screen)

@@ -38,20 +38,37 @@ def synth_captcha(
 
 
 def eval_captcha(
-    data: Path = typer.Option(..., "--data", exists=True, file_okay=False, help="A folder from `uivenus synth captcha`."),
+    data: Path = typer.Option(None, "--data", exists=True, file_okay=False,
+                              help="A folder from `uivenus synth captcha` (or give --site)."),
+    site: str = typer.Option(None, "--site", help="A CAPTCHA site that grades itself (Open CaptchaWorld shape)."),
+    verdict: str = typer.Option("response:/api/check_answer#correct", "--verdict",
+                                help="With --site: response:<url-pattern>#<json-field> or dom:<selector>."),
+    types: str = typer.Option("", "--types", help="With --site: comma-separated puzzle types (page opened with "
+                                                  "?type=<Type>); default: the site's own choice."),
+    n: int = typer.Option(1, "--n", min=1, help="With --site: puzzles per type (or in all, without --types)."),
     policy: str = typer.Option("oracle", "--policy", help="Policy SPEC: oracle, ocr, hf:PATH, openai:URL#MODEL, nano …"),
     out: Path = typer.Option(Path("runs/captcha-eval"), "--out", help="Where results JSON and the plot go."),
     max_steps: int = typer.Option(3, "--max-steps", min=1, help="Turns per instance before it counts as failed."),
 ) -> None:
-    """Pass@1 of a policy per CAPTCHA family and overall, graded by each page's own code."""
-    from uivenus.evals.captcha import evaluate_captchas
+    """Pass@1 of a policy per CAPTCHA family (or site puzzle type) and overall, graded by each page's own code."""
+    if (data is None) == (site is None):
+        raise typer.BadParameter("give either --data (generated instances) or --site (a self-grading site)")
+    if site is not None:
+        from uivenus.evals.captcha_site import evaluate_captcha_site
 
-    results = evaluate_captchas(data, policy, out, max_steps=max_steps, progress=True)
-    table = Table(title=f"CAPTCHA Pass@1 · {results['policy']}")
-    table.add_column("family")
+        results = evaluate_captcha_site(site, verdict, policy, out, types=_names(types) or (), n=n,
+                                        max_steps=max_steps)
+        groups, title, label = results["per_type"], f"CAPTCHA site Pass@1 · {results['policy']}", "type"
+    else:
+        from uivenus.evals.captcha import evaluate_captchas
+
+        results = evaluate_captchas(data, policy, out, max_steps=max_steps, progress=True)
+        groups, title, label = results["per_family"], f"CAPTCHA Pass@1 · {results['policy']}", "family"
+    table = Table(title=title)
+    table.add_column(label)
     table.add_column("instances", justify="right")
     table.add_column("Pass@1", justify="right")
-    for family, rate in sorted(results["per_family"].items()):
+    for family, rate in sorted(groups.items()):
         table.add_row(family, str(rate["n"]), f"{rate['pass_at_1']:.3f}")
     table.add_row("[bold]all (micro)[/bold]", str(results["n"]), f"[bold]{results['pass_at_1']:.3f}[/bold]")
     console.print(table)

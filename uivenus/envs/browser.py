@@ -17,6 +17,7 @@ The rest is composed in, one job per module:
 
 from __future__ import annotations
 
+import fnmatch
 import io
 import json
 import time
@@ -36,14 +37,20 @@ from uivenus.envs.base import (
 from uivenus.envs.browser_actions import BrowserActionError, PageActions, Session
 from uivenus.envs.browser_config import MODES, BrowserConfig
 from uivenus.envs.chromium import Chromium
+from uivenus.envs.hosts import TASK_HOSTS, HostPolicy
 from uivenus.envs.page_script import PageScript, page_script
 from uivenus.envs.pointer import DOUBLE_TAP_WINDOW_S, Mouse, Touch
 from uivenus.envs.traffic import Traffic
 from uivenus.records import TaskSpec
 
 __all__ = [
-    "BrowserEnv",
+    "BLOCKED", "DOWNLOADS", "NEW_TAB", "UNSETTLED", "BrowserEnv",
 ]
+
+#: What a step's info says about the page: downloads it started (url, suggested file name), the URL of a tab it
+#: opened that the env now looks at, the settle wait it ran out (seconds) while the page was still busy, and the
+#: navigations the task's host allow-list (`setup["allowed_hosts"]`) stopped.
+DOWNLOADS, NEW_TAB, UNSETTLED, BLOCKED = "downloads", "new_tab", "unsettled_s", "blocked_navigations"
 
 T = TypeVar("T")
 
@@ -77,6 +84,9 @@ class BrowserEnv(PageActions, EnvBase):
         self._user_agent: str | None = self.config.user_agent
         self._session: Session | None = None
         self._new_tabs: list[Any] = []  # pages the current context opened since the last action
+        self._downloads: list[dict[str, str]] = []  # downloads the page started since the last action
+        self._blocked: list[dict[str, str]] = []  # navigations the task's host allow-list stopped since then
+        self._responses: list[Any] = []  # this episode's responses matching `config.capture_responses`
         self._task: TaskSpec | None = None
         self._observed: Observation | None = None  # captured with the last action, for step()'s observe()
         self._history: list[Action] = []
@@ -142,6 +152,20 @@ class BrowserEnv(PageActions, EnvBase):
             raise TypeError(f"query_dom runs packaged page scripts (page_script(package, name)), "
                             f"not {type(script).__name__}")
         return self._call(lambda: self._live().page.evaluate(script.source, arg), self._query_budget())
+
+    def captured_responses(self) -> list[dict[str, Any]]:
+        """This episode's responses whose URL matches a glob of `config.capture_responses`, oldest first: url,
+        status and the body read as JSON (None when it is not JSON) — how a page that grades itself is read."""
+        def read() -> list[dict[str, Any]]:
+            out = []
+            for response in self._responses:
+                try:
+                    body = response.json()
+                except (PlaywrightError, ValueError):
+                    body = None
+                out.append({"url": response.url, "status": response.status, "json": body})
+            return out
+        return self._call(read, self._query_budget())
 
     def center(self, selector: str) -> tuple[int, int] | None:
         """Centre of the first visible `selector` match inside the viewport, in logical pixels, else None."""
@@ -290,13 +314,19 @@ class BrowserEnv(PageActions, EnvBase):
         context.set_default_timeout(cfg.action_timeout_s * 1000)
         context.set_default_navigation_timeout(cfg.navigation_timeout_s * 1000)
         context.add_init_script(_JS_WATCH_TABS.source)
+        task_hosts = task.setup.get(TASK_HOSTS)
+        if task_hosts is not None:
+            context.route("**/*", self._keep_to(cfg.hosts.narrowed(tuple(task_hosts)), task.url))
         page = context.new_page()
         context.on("page", lambda tab: self._new_tabs.append(tab))
         self._new_tabs.clear()
+        self._downloads.clear()
+        self._blocked.clear()
+        self._responses.clear()
         session = self._session = self._attach(context, page)
         url = task.url or "about:blank"
         try:
-            response = page.goto(url, wait_until="load")
+            response = page.goto(url, wait_until=cfg.load_event)
         except PlaywrightTimeout:
             raise SetupError(f"task {task.id}: {url} did not load within {cfg.navigation_timeout_s}s") from None
         except PlaywrightError as exc:
@@ -315,12 +345,33 @@ class BrowserEnv(PageActions, EnvBase):
             page.evaluate(_JS_SETUP.source, json.loads(json.dumps(app_state, default=dict)))
         self._settle(session)
 
+    def _keep_to(self, hosts: HostPolicy, task_url: str | None) -> Callable[[Any], None]:
+        """A route handler that aborts page navigations (links, forms, redirects) to hosts `hosts` refuses, and
+        records them (`BLOCKED` in the next step's info); other requests (images, scripts, APIs) go through."""
+        def route(handle: Any) -> None:
+            request = handle.request
+            why = hosts.refusal(request.url, task_url) if request.is_navigation_request() else None
+            if why is None:
+                handle.continue_()
+            else:
+                self._blocked.append({"url": request.url[:300], "why": why})
+                handle.abort("blockedbyclient")
+        return route
+
     def _attach(self, context: Any, page: Any, opener: Session | None = None) -> Session:
         """Look at `page` from now on: its own CDP channel for touches, request tracking, crash flag."""
         touch = Touch(context.new_cdp_session(page))
         session = Session(context, page, touch, touch if self._mode.touch else Mouse(page), Traffic(page), opener)
         page.on("crash", lambda _page: setattr(session, "crashed", True))
+        page.on("download", lambda download: self._downloads.append(
+            {"url": download.url, "filename": download.suggested_filename}))
+        if self.config.capture_responses:
+            page.on("response", self._keep_response)
         return session
+
+    def _keep_response(self, response: Any) -> None:
+        if any(fnmatch.fnmatchcase(response.url, pattern) for pattern in self.config.capture_responses):
+            self._responses.append(response)
 
     def _follow_new_tab(self, session: Session) -> Session:
         """The last action opened a tab (target=_blank, window.open): look at it from now on, as a browser does."""
@@ -364,8 +415,9 @@ class BrowserEnv(PageActions, EnvBase):
             app=snapshot["app"], text=snapshot["text"], info={"title": snapshot["title"], **info}, png=png,
         )
 
-    def _settle(self, session: Session) -> None:
-        """Wait (bounded) until no navigation or request is in flight and the document has loaded.
+    def _settle(self, session: Session) -> bool:
+        """Wait (bounded) until no navigation or request is in flight and the document has loaded; False when the
+        page was still busy at the deadline (a live page that polls or streams never settles).
 
         The common case — an action that starts nothing — costs one round trip to the page, which also
         gives the browser the moment it needs to report a navigation the action started.
@@ -381,8 +433,10 @@ class BrowserEnv(PageActions, EnvBase):
                 check = None
             ready = check is not None and check["ready"] == "complete"
             tab_coming = (tab_coming or (check is not None and check["tabs"] > 0)) and not self._new_tabs
-            if (ready and not session.traffic.busy and not tab_coming) or time.monotonic() >= deadline:
-                return
+            if ready and not session.traffic.busy and not tab_coming:
+                return True
+            if time.monotonic() >= deadline:
+                return False
             session.page.wait_for_timeout(20)
 
     # -- acting (Playwright thread) -----------------------------------------------------------------
@@ -395,11 +449,19 @@ class BrowserEnv(PageActions, EnvBase):
             for member in action.actions:
                 info.update(self._perform(member))
             return info
-        info = self._act(self._live(), action) or {}
+        info = dict(self._act(self._live(), action) or {})
         session = self._live()  # PressBack may have closed a tab and gone back to its opener
-        self._settle(session)
+        settled = self._settle(session)
         if self._new_tabs:
-            self._settle(self._follow_new_tab(session))
+            session = self._follow_new_tab(session)
+            info[NEW_TAB] = session.page.url
+            settled = self._settle(session)
+        if not settled:
+            info[UNSETTLED] = self.config.settle_timeout_s
+        if self._downloads:
+            info[DOWNLOADS], self._downloads = list(self._downloads), []
+        if self._blocked:
+            info[BLOCKED], self._blocked = list(self._blocked), []
         return info
 
     def _perform_and_capture(self, action: Action) -> tuple[dict[str, Any], Observation]:

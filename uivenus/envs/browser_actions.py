@@ -26,7 +26,7 @@ from uivenus.actions.space import (
 )
 from uivenus.envs.base import EnvError
 from uivenus.envs.browser_config import BrowserConfig
-from uivenus.envs.hosts import launch_url
+from uivenus.envs.hosts import TASK_HOSTS, launch_url
 from uivenus.envs.page_script import page_script
 from uivenus.envs.pointer import Mouse, Touch
 from uivenus.envs.traffic import Traffic
@@ -214,7 +214,10 @@ class PageActions:
         if scheme not in self.config.launch_schemes:
             raise BrowserActionError(f"Launch may open only {', '.join(self.config.launch_schemes)} URLs, "
                                      f"not {scheme or 'this'}: {url[:80]!r}")
-        self.config.hosts.check(url, self._task.url if self._task is not None else None)
+        task = self._task
+        task_hosts = task.setup.get(TASK_HOSTS) if task is not None else None
+        hosts = self.config.hosts if task_hosts is None else self.config.hosts.narrowed(tuple(task_hosts))
+        hosts.check(url, task.url if task is not None else None)
         return url
 
 

@@ -32,6 +32,10 @@ MODES: Mapping[str, _Mode] = {
 }
 
 
+#: What `reset` may wait for before the settle wait (Playwright's `wait_until`).
+LOAD_EVENTS = ("load", "domcontentloaded", "commit")
+
+
 def _default_executable() -> str:
     return os.environ.get("UIVENUS_CHROMIUM", DEFAULT_CHROMIUM)
 
@@ -49,6 +53,8 @@ class BrowserConfig:
     action_timeout_s: float = 10.0  # any single Playwright call (screenshots, input, evaluation)
     navigation_timeout_s: float = 20.0  # page loads (reset, Launch, back, home)
     settle_timeout_s: float = 3.0  # after an action: wait at most this for loads and requests to finish
+    capture_responses: tuple[str, ...] = ()  # URL globs whose responses the env keeps (`captured_responses()`)
+    load_event: str = "load"  # what reset waits for: load, domcontentloaded (live sites whose load never ends), commit
     long_press_s: float = 1.0  # LongPress without a duration
     gesture_s: float = 0.3  # duration of a swipe or drag
     scroll_notches: int = 3  # Scroll without an amount
@@ -67,6 +73,8 @@ class BrowserConfig:
         for name in ("launch_timeout_s", "action_timeout_s", "navigation_timeout_s", "settle_timeout_s", "gesture_s"):
             if not getattr(self, name) > 0:
                 raise BrowserConfigError(f"{name} must be positive, got {getattr(self, name)!r}")
+        if self.load_event not in LOAD_EVENTS:
+            raise BrowserConfigError(f"load_event must be one of {', '.join(LOAD_EVENTS)}, got {self.load_event!r}")
         if self.viewport is not None and (len(self.viewport) != 2 or min(self.viewport) <= 0):
             raise BrowserConfigError(f"viewport must be (width, height) > 0, got {self.viewport!r}")
 

@@ -31,7 +31,8 @@ __all__ = [
 ]
 
 #: The modules whose import registers the families' checkers; `checker_for` imports them all before it looks.
-FAMILY_MODULES = ("uivenus.envs.sandbox.checker", "uivenus.envs.miniwob", "uivenus.envs.desktop_tasks")
+FAMILY_MODULES = ("uivenus.envs.sandbox.checker", "uivenus.envs.miniwob", "uivenus.envs.desktop_tasks",
+                  "uivenus.envs.web_script")
 
 
 @dataclass(frozen=True)

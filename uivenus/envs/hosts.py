@@ -18,6 +18,8 @@ from urllib.parse import unquote, urlsplit
 
 from uivenus.envs.base import EnvError
 
+#: The task setup key that narrows the allow-list for one episode (a live-web task kept to its own website).
+TASK_HOSTS = "allowed_hosts"
 #: Ports a URL without one connects to.
 DEFAULT_PORTS: Mapping[str, int] = {"http": 80, "https": 443}
 #: Names that always mean this machine (besides `*.localhost`, which Chromium resolves to loopback itself).
@@ -124,6 +126,10 @@ class HostPolicy:
     def __post_init__(self) -> None:
         for entry in (*(self.allowed or ()), *self.denied):
             Origin.entry(entry)
+
+    def narrowed(self, hosts: tuple[str, ...]) -> HostPolicy:
+        """This policy with `hosts` as the only allowed ones (a task's `setup["allowed_hosts"]`); the deny-list stays."""
+        return HostPolicy(allowed=hosts, denied=self.denied)
 
     def refusal(self, url: str, task_url: str | None) -> str | None:
         """Why a Launch to absolute `url` is refused on a task at `task_url`, or None when it may open."""

@@ -49,7 +49,7 @@ def _plan(text: str, frame: Frame) -> tuple[Action, ...]:
     return tuple(frame.action_to_screen(action) for action in parse_response(text, lenient=True).actions)
 
 
-def _execute(env: Env, actions: Iterable[Action], observation: Observation) -> tuple[Observation, str | None, bool]:
+def execute_actions(env: Env, actions: Iterable[Action], observation: Observation) -> tuple[Observation, str | None, bool]:
     """Run actions in order until one fails or ends the episode: (latest observation, error, ended)."""
     for action in actions:
         try:
@@ -97,7 +97,7 @@ def solve_instance(env: Env, site: CaptchaSite, instance: Instance, policy: Poli
             error = f"{type(exc).__name__}: {exc}"
             break
         turns.append({"response": reply, "actions": [a.to_dict() for a in actions]})
-        observation, error, ended = _execute(env, actions, observation)
+        observation, error, ended = execute_actions(env, actions, observation)
         grade = read_grade(env)
         if error or ended or grade.done:
             break

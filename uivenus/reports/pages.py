@@ -262,7 +262,7 @@ def episode_view(directory: Path, trajectory: Trajectory, trace: Mapping[str, An
     key_shots = [(i, _data_uri(_fit(screens[i], THUMB_SIZE)[0])) for i in sorted(kept)
                  if 0 <= i < len(screens) and screens[i] is not None]
     checkers = [(kind, bool(v["passed"]), str(v.get("reason", ""))) for kind, v in trajectory.verdicts.items()
-                if isinstance(v, Mapping) and "passed" in v]
+                if isinstance(v, Mapping) and isinstance(v.get("passed"), bool)]
     meta = trajectory.metadata
     notes = [*meta.get("warnings", ()), *([f"error: {meta['error']}"] if meta.get("error") else [])]
     return EpisodeView(
@@ -301,7 +301,7 @@ def write_report(path: Path | str, *, title: str, grounding: Mapping[str, Any] |
         episode = episode_view(Path(episode_dir or "."), trajectory, trace)
     checkers = [(kind, bool(v["passed"]), str(v.get("reason", "")))
                 for kind, v in ((verification or {}).get("checker") or {}).items()
-                if isinstance(v, Mapping) and "passed" in v]
+                if isinstance(v, Mapping) and isinstance(v.get("passed"), bool)]
     cards = [_grounding_card(record) for record in (grounding or {}).get("items", [])]
     return _write(path, "demo.html.j2", title=title, notes=list(notes), grounding=grounding, cards=cards,
                   episode=episode, verification=verification, checkers=checkers)
