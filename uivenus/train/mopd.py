@@ -4,8 +4,9 @@ The student samples its own replies; each sample's teacher is the expert of its 
 student's tokens, and the per-token advantage is log π_T − log π_θ (reverse KL), optionally plus α times a
 group-normalised outcome advantage, under importance weights truncated to [ε_low, ε_high] for the
 sampler/trainer mismatch (`losses.mopd_loss`). UI-Venus-2's action-aware weighting decides where the signal
-lands: nowhere on a reply whose action is right, on its parameter tokens when only a parameter is wrong, on its
-type tokens when the type is wrong, lightly on the reasoning (`losses.action_aware_weights`).
+lands: nowhere on a reply whose action is right, hard on its parameter tokens when only a parameter is wrong, hard
+on its type tokens when the type is wrong, lightly on the reasoning (`losses.action_aware_weights`, with strengths
+`losses.ActionWeights` normalised by the tokens that carry the push).
 
 The teacher may be told the correct action type: "(hint: the correct action type is Click)" ends the teacher's
 last user message, never the student's. Each model encodes its own prompt with its own processor (so image-token
@@ -27,7 +28,7 @@ from uivenus.agent.policies.base import Message
 from uivenus.train.collate import Batch
 from uivenus.train.config import ConfigError
 from uivenus.train.losses import (
-    ActionCorrectness, action_aware_weights, group_advantages, mopd_loss, sequence_mean,
+    ActionCorrectness, ActionWeights, action_aware_weights, group_advantages, mopd_loss, sequence_mean,
 )
 from uivenus.train.rl import frozen_model, unwrap
 from uivenus.train.samples import ChatSample, Domain
@@ -50,7 +51,7 @@ class MOPDConfig(TrainConfig):
     """Stage III: the shared settings, the mixed data, one teacher checkpoint per domain, and the weighting.
 
     Samples of a domain without a teacher are skipped. `action_aware` False gives plain on-policy distillation
-    (every completion token weighted 1). `alpha` > 0 adds the outcome advantage of the action reward (`reward`,
+    (every completion token weighted 1); `action_weights` sets how hard each wrong case is pushed. `alpha` > 0 adds the outcome advantage of the action reward (`reward`,
     `point`), normalised over the k replies of a prompt, so it needs `sampling.k` >= 2.
     """
 
@@ -58,7 +59,7 @@ class MOPDConfig(TrainConfig):
     teachers: Mapping[Domain, str] = field(default_factory=dict)
     hint: bool = True
     action_aware: bool = True
-    think_weight: float = 0.1
+    action_weights: ActionWeights = ActionWeights()
     alpha: float = 0.0
     eps_low: float = 0.5
     eps_high: float = 2.0
@@ -80,10 +81,9 @@ class MOPDConfig(TrainConfig):
                               f"got alpha={self.alpha}, k={self.sampling.k}")
         if not 0 <= self.eps_low <= 1 <= self.eps_high:
             raise ConfigError(f"need 0 <= eps_low <= 1 <= eps_high, got {self.eps_low}, {self.eps_high}")
-        if self.think_weight < 0 or self.generation_batch < 1 or self.point not in POINT_SCORERS:
-            raise ConfigError(f"think_weight must be >= 0, generation_batch >= 1 and point one of "
-                              f"{list(POINT_SCORERS)}; got {self.think_weight}, {self.generation_batch}, "
-                              f"{self.point!r}")
+        if self.generation_batch < 1 or self.point not in POINT_SCORERS:
+            raise ConfigError(f"generation_batch must be >= 1 and point one of {list(POINT_SCORERS)}; got "
+                              f"{self.generation_batch}, {self.point!r}")
 
 
 # --- hints and correctness ------------------------------------------------------------------------
@@ -214,7 +214,7 @@ class MOPDLoss:
         device = scored.logp.device
         teacher = self.teacher_logps(rollouts, scored.width, device, scored.batch)
         correctness = [action_correctness(r.text, r.sample.reference) for r in rollouts]
-        weights = (action_aware_weights(scored.completion_spans(), correctness, config.think_weight).to(device)
+        weights = (action_aware_weights(scored.completion_spans(), correctness, config.action_weights).to(device)
                    if config.action_aware else None)
         outcome = None
         if config.alpha:
