@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from uivenus.files import atomic_path, write_text
 from uivenus.train.collate import Batch
-from uivenus.train.config import save_config
+from uivenus.train.config import ConfigError, save_config
 from uivenus.train.encode import IGNORE_INDEX
 from uivenus.train.sources import SourceSpec, samples_from_spec
 from uivenus.train.stream import SampleStream
@@ -450,10 +450,16 @@ class Trainer:
 
 def stream_for(config: TrainConfig, sources: Sequence[SourceSpec], processor: Any, *, where: str = "sources",
                shuffle: bool = True) -> SampleStream:
-    """A stage's batch stream over the sources its config names (`shuffle=False`: held-out data, in file order)."""
+    """A stage's batch stream over the sources its config names (`shuffle=False`: held-out data, in file order),
+    mixed by their weights when the config gives them (every source or none)."""
+    weighted = [s.weight for s in sources if s.weight is not None]
+    if weighted and len(weighted) != len(sources):
+        raise ConfigError(f"{where}: {len(weighted)} of {len(sources)} sources have a weight; give every source a "
+                          "mixture weight or none")
     return SampleStream([samples_from_spec(s, f"{where}.{i}") for i, s in enumerate(sources)], processor,
                         batch_size=config.batch_size, max_length=config.max_length, seed=config.seed,
-                        shuffle_buffer=config.shuffle_buffer if shuffle else 0, padding_side=config.padding_side)
+                        shuffle_buffer=config.shuffle_buffer if shuffle else 0, padding_side=config.padding_side,
+                        weights=weighted if weighted and shuffle else None)
 
 
 def stage_main(argv: Sequence[str] | None, doc: str | None, config_class: type,
