@@ -30,7 +30,7 @@ from uivenus.train.config import ConfigError
 from uivenus.train.losses import (
     ActionCorrectness, ActionWeights, action_aware_weights, group_advantages, mopd_loss, sequence_mean,
 )
-from uivenus.train.rl import frozen_model, unwrap
+from uivenus.train.rl import frozen_model, is_sharded, unwrap
 from uivenus.train.samples import ChatSample, Domain
 from uivenus.train.sampling import (
     Rollout, Sampler, SamplingConfig, batch_prompts, completion_view, encode_rollouts, make_sampler, score_rollouts,
@@ -140,8 +140,9 @@ class MOPDLoss:
         self._teachers: dict[Domain, tuple[Any, Any]] = {}
         self._same_inputs: dict[Domain, bool] = {}
 
-    def teacher(self, domain: Domain, device: Any = "cpu") -> tuple[Any, Any]:
-        """(model, processor) of the domain's teacher, loaded on first use; its vocabulary must be the student's."""
+    def teacher(self, domain: Domain, device: Any = "cpu", shard_like: Any = None) -> tuple[Any, Any]:
+        """(model, processor) of the domain's teacher, loaded on first use (sharded like the student `shard_like`
+        under FSDP, `rl.frozen_model`); its vocabulary must be the student's."""
         from uivenus.agent.policies.transformers_local import load_processor
 
         if domain not in self._teachers:
@@ -150,7 +151,8 @@ class MOPDLoss:
             if processor.tokenizer.get_vocab() != self.processor.tokenizer.get_vocab():
                 raise TrainError(f"the {domain} teacher {path} has another vocabulary than the student "
                                  f"{self.config.model}; token-level distillation needs one tokenizer")
-            self._teachers[domain] = (frozen_model(path, self.config.dtype, device), processor)
+            self._teachers[domain] = (frozen_model(path, self.config.dtype, device, shard_like=shard_like),
+                                      processor)
             # the same image processing and template: an unhinted prompt encodes to the student's very inputs
             self._same_inputs[domain] = (processor.chat_template == self.processor.chat_template
                                          and processor.image_processor.to_dict()
@@ -170,19 +172,23 @@ class MOPDLoss:
         return tuple(self._sampler.sample([batch.samples[i] for i in rows], [prompts[i] for i in rows]))
 
     def teacher_batches(self, rollouts: Sequence[Rollout], device: Any = "cpu",
-                        student_batch: Batch | None = None) -> list[TeacherBatch]:
+                        student_batch: Batch | None = None, shard_like: Any = None) -> list[TeacherBatch]:
         """Per domain, its teacher's encoding of its rollouts: the teacher's processor, the (hinted) teacher prompt.
 
         A teacher that encodes like the student and gets no hint scores the student's own inputs: the student's
-        batch when it covers every row, else the sampler's encoded prompts (nothing is encoded twice).
+        batch when it covers every row, else the sampler's encoded prompts (nothing is encoded twice). Sharded
+        teachers (`shard_like` under FSDP) need every rank to call each of them once: a teacher without rollouts on
+        this rank gets a stand-in batch (the first rollout, `rows` empty), and the order is the teachers' order.
         """
         rows: dict[Domain, list[int]] = {}
         for index, rollout in enumerate(rollouts):
             rows.setdefault(rollout.sample.domain, []).append(index)
+        if shard_like is not None and is_sharded(shard_like):
+            rows = {domain: rows.get(domain, []) for domain in sorted(self.config.teachers)}
         out = []
         for domain, indices in rows.items():
-            _, processor = self.teacher(domain, device)
-            part = [rollouts[i] for i in indices]
+            _, processor = self.teacher(domain, device, shard_like)
+            part = [rollouts[i] for i in indices] or [rollouts[0]]
             hinted = self.config.hint and any(r.sample.reference is not None for r in part)
             if self._same_inputs[domain] and not hinted:
                 whole = student_batch is not None and len(indices) == len(rollouts)
@@ -193,17 +199,18 @@ class MOPDLoss:
         return out
 
     def teacher_logps(self, rollouts: Sequence[Rollout], width: int, device: Any,
-                      student_batch: Batch | None = None) -> torch.Tensor:
+                      student_batch: Batch | None = None, shard_like: Any = None) -> torch.Tensor:
         """(B, width) teacher log-probabilities of the sampled tokens, right-aligned like the student's."""
         import torch
 
         out = torch.zeros(len(rollouts), width, device=device)
         with torch.no_grad():
-            for part in self.teacher_batches(rollouts, device, student_batch):
-                model, _ = self.teacher(part.domain, device)
+            for part in self.teacher_batches(rollouts, device, student_batch, shard_like):
+                model, _ = self.teacher(part.domain, device, shard_like)
                 part_width, _, _ = completion_view(part.batch)
                 logp = token_logprobs(model, part.batch)[:, -part_width:]
-                out[list(part.rows), width - part_width:] = logp.to(device)
+                if part.rows:
+                    out[list(part.rows), width - part_width:] = logp.to(device)
         return out
 
     def loss(self, model: Any, rollouts: Sequence[Rollout]) -> tuple[torch.Tensor, dict[str, float]]:
@@ -212,7 +219,7 @@ class MOPDLoss:
         config = self.config
         scored = score_rollouts(model, self.processor, rollouts)
         device = scored.logp.device
-        teacher = self.teacher_logps(rollouts, scored.width, device, scored.batch)
+        teacher = self.teacher_logps(rollouts, scored.width, device, scored.batch, model)
         correctness = [action_correctness(r.text, r.sample.reference) for r in rollouts]
         weights = (action_aware_weights(scored.completion_spans(), correctness, config.action_weights).to(device)
                    if config.action_aware else None)
