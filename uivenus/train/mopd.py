@@ -37,6 +37,7 @@ from uivenus.train.sampling import (
 )
 from uivenus.train.sources import SourceSpec
 from uivenus.train.trainer import TrainConfig, Trainer, TrainError, stage_main, stream_for, token_logprobs
+from uivenus.train.weight_sync import weight_sync_for
 from uivenus.verify.rewards import POINT_SCORERS, ReferenceAction, RewardWeights, action_reward
 
 if TYPE_CHECKING:
@@ -237,6 +238,8 @@ class MOPDLoss:
             metrics = {
                 "reverse_kl": float(sequence_mean(scored.logp - teacher, scored.mask)),
                 "is_dropped": float(dropped.sum() / tokens),
+                # |log π_θ − log μ| per token: 0 while the sampler holds the trainer's weights, growing as it lags
+                "sampler_mismatch": float(((scored.logp - scored.sampler_logp).abs() * scored.mask).sum() / tokens),
                 "weighted_tokens": float(((weights > 0) & scored.mask).sum() / tokens) if weights is not None else 1.0,
                 "completion_tokens": float(scored.mask.sum(dim=1).float().mean()),
             }
@@ -255,8 +258,9 @@ def train_mopd(config: MOPDConfig) -> Path:
     from uivenus.agent.policies.transformers_local import load_processor
 
     processor = load_processor(config.model)
+    sync = weight_sync_for(config.sampling)
     trainer = Trainer(config, MOPDLoss(config, processor), stream_for(config, config.sources, processor),
-                      processor=processor)
+                      processor=processor, step_hooks=[sync] if sync else [])
     return trainer.train()
 
 

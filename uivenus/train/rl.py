@@ -23,6 +23,7 @@ from uivenus.train.samples import ChatSample, Domain
 from uivenus.train.sampling import Rollout, Sampler, SamplingConfig, batch_prompts, make_sampler, score_rollouts
 from uivenus.train.sources import SourceSpec
 from uivenus.train.trainer import TrainConfig, Trainer, TrainError, load_model, stage_main, stream_for, token_logprobs
+from uivenus.train.weight_sync import weight_sync_for
 from uivenus.verify.rewards import POINT_SCORERS, RewardBreakdown, RewardWeights, action_reward
 
 if TYPE_CHECKING:
@@ -196,8 +197,9 @@ def train_rl(config: RLConfig) -> Path:
     from uivenus.agent.policies.transformers_local import load_processor
 
     processor = load_processor(config.model)
+    sync = weight_sync_for(config.sampling)
     trainer = Trainer(config, RLLoss(config, processor), stream_for(config, config.sources, processor),
-                      processor=processor)
+                      processor=processor, step_hooks=[sync] if sync else [])
     return trainer.train()
 
 

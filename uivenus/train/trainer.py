@@ -121,8 +121,9 @@ class BatchStream(Protocol):
 
 @dataclass(frozen=True)
 class EvalContext:
-    """What an evaluation hook gets: the unwrapped model (in eval mode, under no_grad), the processor, the step,
-    the accelerator (device, process index, reductions) and the stage's loss."""
+    """What an evaluation or step hook gets: the unwrapped model (for an evaluation in eval mode, under no_grad),
+    the processor, the step (optimizer steps done), the accelerator (device, process index, reductions) and the
+    stage's loss."""
 
     model: Any
     processor: Any
@@ -206,10 +207,13 @@ def _schedule(name: str, optimizer: Any, warmup: int, total: int) -> Any:
 
 
 class Trainer:
-    """Runs `loss_fn` over `stream` with AdamW under `config`; `train()` returns the final model directory."""
+    """Runs `loss_fn` over `stream` with AdamW under `config`; `train()` returns the final model directory.
+
+    `eval_hooks` run every `eval_every` steps (eval mode, no gradients); `step_hooks` run before every optimizer
+    step with the model in training, their metrics logged with the step's."""
 
     def __init__(self, config: TrainConfig, loss_fn: LossFn, stream: BatchStream, *, processor: Any = None,
-                 eval_hooks: Sequence[EvalHook] = ()) -> None:
+                 eval_hooks: Sequence[EvalHook] = (), step_hooks: Sequence[EvalHook] = ()) -> None:
         import torch
         from accelerate import Accelerator
         from accelerate.utils import set_seed
@@ -217,6 +221,7 @@ class Trainer:
         from uivenus.agent.policies.transformers_local import load_processor
 
         self.config, self.loss_fn, self.stream, self.eval_hooks = config, loss_fn, stream, tuple(eval_hooks)
+        self.step_hooks = tuple(step_hooks)
         self.accelerator = Accelerator(mixed_precision=config.mixed_precision, step_scheduler_with_optimizer=False)
         set_seed(config.seed)
         self.out_dir = config.out_dir
@@ -385,6 +390,15 @@ class Trainer:
 
     # -- the loop ----------------------------------------------------------------------------------
 
+    def _before_step(self) -> dict[str, float]:
+        """Run the step hooks (a weight push to a sampling server) before the step's first micro-step."""
+        context = EvalContext(model=self.accelerator.unwrap_model(self.model), processor=self.processor,
+                              step=self.step, accelerator=self.accelerator, loss_fn=self.loss_fn)
+        out: dict[str, float] = {}
+        for hook in self.step_hooks:
+            out |= hook(context)
+        return out
+
     def _micro_step(self, batch: Batch, last: bool) -> tuple[float, Mapping[str, float]]:
         accelerator = self.accelerator
         sync = contextlib.nullcontext() if last else accelerator.no_sync(self.model)
@@ -411,6 +425,8 @@ class Trainer:
             with progress:
                 task = progress.add_task("train", total=self.total_steps, completed=self.step, info="")
                 while self.step < self.total_steps:
+                    for key, value in self._before_step().items():  # once a step: weighted as its micro-steps
+                        sums[key] = sums.get(key, 0.0) + float(value) * config.grad_accum
                     for micro in range(config.grad_accum):
                         loss, metrics = self._micro_step(next(batches), micro == config.grad_accum - 1)
                         for key, value in {"loss": loss, **metrics}.items():
