@@ -42,21 +42,15 @@ def _shuffled(refs: Iterator[SampleRef], rng: random.Random, buffer: int) -> Ite
     yield from pool
 
 
-def _interleaved(streams: Sequence[Iterator[SampleRef]], counts: Sequence[int],
-                 rng: random.Random) -> Iterator[SampleRef]:
-    """Every reference of every stream once, each slot's stream drawn in proportion to what it has left."""
-    remaining = list(counts)
-    for _ in range(sum(counts)):
-        (pick,) = rng.choices(range(len(streams)), weights=remaining)
-        remaining[pick] -= 1
-        yield next(streams[pick])
-
-
-def _by_ratio(streams: Sequence[Iterator[SampleRef]], weights: Sequence[float], total: int,
-              rng: random.Random) -> Iterator[SampleRef]:
-    """`total` references, each slot's stream drawn in proportion to its mixture weight."""
+def _mixed(streams: Sequence[Iterator[SampleRef]], weights: Sequence[float], total: int, rng: random.Random, *,
+           exact: bool) -> Iterator[SampleRef]:
+    """`total` references, each slot's stream drawn in proportion to its weight. `exact`: the weights are the
+    streams' sizes and every draw uses one up, so each reference comes exactly once."""
+    left = list(weights)
     for _ in range(total):
-        (pick,) = rng.choices(range(len(streams)), weights=weights)
+        (pick,) = rng.choices(range(len(streams)), weights=left)
+        if exact:
+            left[pick] -= 1
         yield next(streams[pick])
 
 
@@ -127,12 +121,12 @@ class SampleStream:
             if empty:
                 raise DataError(f"sources {empty} have a mixture weight but no samples; fix their options or drop them")
             cycles = [_cycled(source, f"{name}:{i}", buffer) for i, source in enumerate(self.sources)]
-            return _by_ratio(cycles, self.weights, sum(counts), random.Random(name))
+            return _mixed(cycles, self.weights, sum(counts), random.Random(name), exact=False)
         if buffer <= 1:  # unshuffled (held-out data): the sources in config order, each in file order
             return itertools.chain.from_iterable(source.refs() for source in self.sources)
         streams = [_shuffled(source.refs(), random.Random(f"{name}:{i}"), buffer)
                    for i, source in enumerate(self.sources)]
-        return _interleaved(streams, counts, random.Random(name))
+        return _mixed(streams, counts, sum(counts), random.Random(name), exact=True)
 
     def __iter__(self) -> Iterator[Batch]:
         epoch, start = self._epoch, self._position
