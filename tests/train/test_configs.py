@@ -22,7 +22,7 @@ from uivenus.train.samples import Domain
 from uivenus.train.sft import SFTConfig
 from uivenus.train.sources import SOURCES, SourceSpec
 from uivenus.train.sources.trajectories import VerdictPolicy
-from uivenus.train.trainer import CHECKPOINTS, TrainConfig
+from uivenus.train.trainer import CHECKPOINTS, TrainConfig, stream_for
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = ROOT / "configs"
@@ -171,6 +171,17 @@ def _with(tmp_path: Path, path: Path, text: str) -> Path:
     copy = tmp_path / path.name
     copy.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
     return copy
+
+
+def test_source_mixture_weights_are_read_and_checked() -> None:
+    config = load(VENUS / "sft.yaml")
+    assert [s.weight for s in config.sources] == [0.3, 0.2, 0.15, 0.25, 0.1]
+    assert all("weight" not in s.options for s in config.sources)  # not passed on as a reader's option
+    with pytest.raises(ConfigError, match="sources.1: a source's weight must be a positive number, got -1"):
+        load(VENUS / "sft.yaml", ("sources.1.weight=-1",))
+    partial = (SourceSpec("grounding", {"annotations": "a.json"}, weight=2.0), SourceSpec("captcha", {"data_dir": "c"}))
+    with pytest.raises(ConfigError, match="1 of 2 sources have a weight; give every source a mixture weight or none"):
+        stream_for(config, partial, processor=None)
 
 
 def test_a_value_of_the_wrong_type_names_the_file_and_the_key(tmp_path: Path) -> None:

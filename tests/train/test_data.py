@@ -395,6 +395,54 @@ def test_stream_order_shards_and_resume_position_are_exact(tmp_path: Path, proce
         take(stream(max_length=8), 1)
 
 
+def _text_samples(prefix: str, n: int) -> list[ChatSample]:
+    return [ChatSample(messages=(Message("user", (f"{prefix} {i}",)),), target="ok", domain="grounding",
+                       meta={"id": f"{prefix}{i}"}) for i in range(n)]
+
+
+def test_mixture_weights_set_the_sampled_proportions_reproducibly_and_resumably(processor) -> None:
+    sizes, weights = {"a": 5, "b": 40, "c": 15}, (0.5, 0.3, 0.2)  # the weights, not the sizes, set the shares
+    sources = [_memory(name, _text_samples(name, n)) for name, n in sizes.items()]
+
+    def stream(seed: int = 3, **options) -> SampleStream:
+        return SampleStream(sources, processor, batch_size=4, seed=seed, shuffle_buffer=8, weights=weights, **options)
+
+    def drawn(s: SampleStream, epochs: range) -> list[str]:
+        return [ref().id for epoch in epochs for ref in s.epoch_refs(epoch)]
+
+    ids = drawn(stream(), range(40))
+    assert len(ids) == 40 * 60  # an epoch is as many draws as the sources hold
+    shares = [sum(i.startswith(name) for i in ids) / len(ids) for name in sizes]
+    assert shares == pytest.approx(weights, abs=0.03), shares
+    assert len(set(i for i in ids if i.startswith("a"))) == 5  # the small source is cycled, every sample used
+    assert drawn(stream(), range(2)) == ids[:120] and drawn(stream(seed=4), range(2)) != ids[:120]
+    # resumed from a checkpoint's position mid-epoch, the same batches follow
+    whole = iter(stream())
+    expected = [next(whole).ids for _ in range(20)]  # 20 batches of 4 cross the epoch's end (60 draws)
+    first = stream()
+    batches = iter(first)
+    for _ in range(7):
+        next(batches)
+    resumed = stream()
+    resumed.load_state_dict(first.state_dict())
+    again = iter(resumed)
+    assert [next(again).ids for _ in range(13)] == expected[7:]
+
+
+def test_unweighted_sources_are_interleaved_not_chained(processor) -> None:
+    sources = [_memory(name, _text_samples(name, 30)) for name in ("a", "b")]
+    stream = SampleStream(sources, processor, batch_size=1, seed=0, shuffle_buffer=4)
+    ids = [ref().id for ref in stream.epoch_refs(0)]
+    assert sorted(ids) == sorted(s.id for source in sources for s in source)  # each sample once per epoch
+    assert {i[0] for i in ids[:20]} == {"a", "b"}  # a small buffer no longer keeps the config's order
+    held_out = SampleStream(sources, processor, batch_size=1, shuffle_buffer=0)
+    assert [ref().id for ref in held_out.epoch_refs(0)] == [s.id for source in sources for s in source]
+    with pytest.raises(DataError, match="one positive number per source"):
+        SampleStream(sources, processor, batch_size=1, weights=(1.0,))
+    with pytest.raises(DataError, match="no samples"):
+        list(SampleStream([*sources, _memory("empty", [])], processor, batch_size=1, weights=(1, 1, 1)).epoch_refs(0))
+
+
 def test_samples_refuse_what_cannot_be_trained_on() -> None:
     user = Message("user", ("Where is the cat?",))
     assert ChatSample(messages=(user,), target="[1,2]", domain="grounding").domain is Domain.GROUNDING

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from uivenus.train.losses import (
-    ActionCorrectness, LossError, action_aware_weights, clipped_pg_loss, group_advantages, kl_penalty, mopd_loss,
+    ActionCorrectness, ActionWeights, LossError, action_aware_weights, clipped_pg_loss, group_advantages, kl_penalty, mopd_loss,
     reverse_kl_advantages, sequence_mean, truncated_importance_weights,
 )
 from uivenus.train.spans import TokenSpans
@@ -104,26 +104,28 @@ def _spans(rows: int, *, named: bool = True) -> TokenSpans:
 def test_action_aware_weights_follow_the_action_structure() -> None:
     kinds = [ActionCorrectness.CORRECT, ActionCorrectness.PARAM_WRONG, ActionCorrectness.TYPE_WRONG,
              ActionCorrectness.UNPARSEABLE]
-    w = action_aware_weights(_spans(4), kinds, think_weight=0.1)
+    w = action_aware_weights(_spans(4), kinds, ActionWeights(param=2.0, type=3.0, think=0.1))
     correct, param_wrong, type_wrong, unparseable = w.tolist()
+    length = sum(REAL)
     assert correct == [0.0] * 17
-    assert param_wrong == pytest.approx([0.1 * t + p for t, p in zip(THINK, PARAMS)])  # parameters (+ think) only
-    assert type_wrong == pytest.approx([0.1 * t + y for t, y in zip(THINK, TYPE)])  # type tokens, not parameters
+    # the parameter span's total push is 2 (plain distillation's whole reply: 1), spread over its 5 tokens
+    assert param_wrong == pytest.approx([0.1 * t + 2.0 * length / 5 * p for t, p in zip(THINK, PARAMS)])
+    assert type_wrong == pytest.approx([0.1 * t + 3.0 * length / 2 * y for t, y in zip(THINK, TYPE)])  # not params
     assert unparseable == [float(r) for r in REAL]  # everything the model produced, never the padding
-    zero_think = action_aware_weights(_spans(1), ["param_wrong"], think_weight=0.0)
-    assert zero_think[0].tolist() == [float(p) for p in PARAMS]
+    zero_think = action_aware_weights(_spans(1), ["param_wrong"], ActionWeights(think=0.0))
+    assert zero_think[0].tolist() == pytest.approx([2.0 * length / 5 * p for p in PARAMS])
 
 
 def test_a_bare_grounding_answer_with_the_wrong_type_is_weighted_on_its_answer() -> None:
-    w = action_aware_weights(_spans(1, named=False), [ActionCorrectness.TYPE_WRONG], think_weight=0.0)
-    assert w[0].tolist() == [float(a) for a in ACTION]  # `[x,y]` where `[-1,-1]` was due: no name tokens to push
+    w = action_aware_weights(_spans(1, named=False), [ActionCorrectness.TYPE_WRONG], ActionWeights(type=1.0, think=0))
+    assert w[0].tolist() == pytest.approx([sum(REAL) / sum(ACTION) * a for a in ACTION])  # `[x,y]` where `[-1,-1]` was due: no name tokens to push
 
 
 def test_action_aware_weights_check_their_inputs() -> None:
     with pytest.raises(LossError, match="one correctness per response"):
         action_aware_weights(_spans(2), ["correct"])
-    with pytest.raises(LossError, match="think_weight"):
-        action_aware_weights(_spans(1), ["correct"], think_weight=-1)
+    with pytest.raises(LossError, match="think=-1"):
+        ActionWeights(think=-1)
 
 
 # --- MOPD -----------------------------------------------------------------------------------------
@@ -189,3 +191,51 @@ def test_mopd_outcome_advantage_adds_alpha_times_a_sequence_term() -> None:
     loss = mopd_loss(student, teacher, student.detach(), mask, outcome_adv=torch.tensor([2.0]), alpha=0.5)
     assert loss.item() == pytest.approx(-(1.0 * (math.log(0.5) + math.log(0.25))) / 2)
     assert reverse_kl_advantages(teacher, student).abs().max() == 0
+
+
+# --- Eq. (1): the three cases against plain on-policy distillation on the same sample --------------
+
+def _grad_per_position(logits: torch.Tensor, tokens: torch.Tensor, teacher_logp: torch.Tensor,
+                       weights: torch.Tensor | None) -> torch.Tensor:
+    """∇ of the MOPD loss w.r.t. each position's logits (L, V) for one on-policy sampled reply."""
+    theta = logits.detach().clone().requires_grad_()
+    logp = theta.log_softmax(-1).gather(-1, tokens[:, None]).T  # (1, L): log π_θ of the sampled tokens
+    mask = torch.tensor([REAL], dtype=torch.bool)
+    loss = mopd_loss(logp, teacher_logp, logp.detach(), mask, weights)
+    (grad,) = torch.autograd.grad(loss, theta)
+    return grad
+
+
+def _eq1_gradient_figures(strengths: ActionWeights = ActionWeights()) -> dict[str, dict[str, float]]:
+    """Per case, the gradient norm on each span, as a multiple of plain on-policy distillation's on that span."""
+    torch.manual_seed(0)
+    logits = torch.randn(17, 11)
+    tokens = torch.distributions.Categorical(logits=logits).sample()
+    teacher_logp = torch.randn(17, 11).log_softmax(-1).gather(-1, tokens[:, None]).T
+    plain = _grad_per_position(logits, tokens, teacher_logp, None)
+    spans = _spans(1)
+    masks = {"reply": spans.assistant[0], "param": spans.param[0], "type": spans.action_type[0], "think": spans.think[0],
+             "rest": spans.assistant[0] & ~(spans.param[0] | spans.action_type[0] | spans.think[0])}
+    figures = {}
+    for kind in ActionCorrectness:
+        weights = action_aware_weights(spans, [kind], strengths)
+        grad = _grad_per_position(logits, tokens, teacher_logp, weights)
+        figures[kind.value] = {name: float(grad[m].norm() / plain[m].norm()) for name, m in masks.items()}
+    return figures
+
+
+def test_eq1_pushes_harder_than_plain_distillation_where_the_action_is_wrong() -> None:
+    strengths = ActionWeights(param=2.0, type=2.0, think=0.1)
+    figures = _eq1_gradient_figures(strengths)
+    length, n_param, n_type = sum(REAL), sum(PARAMS), sum(TYPE)
+    reply = {kind: spans.pop("reply") for kind, spans in figures.items()}
+    assert figures["correct"] == {"param": 0.0, "type": 0.0, "think": 0.0, "rest": 0.0} and reply["correct"] == 0
+    # right type, wrong parameters: each parameter token strength·|y|/|span| times plain's, the type untouched
+    assert figures["param_wrong"] == pytest.approx({"param": 2.0 * length / n_param, "type": 0.0, "think": 0.1,
+                                                    "rest": 0.0})
+    assert reply["param_wrong"] > 1 and reply["type_wrong"] > 1  # harder pushes than plain distillation's
+    # wrong type: the type tokens, and nothing on the parameters hanging off it
+    assert figures["type_wrong"] == pytest.approx({"param": 0.0, "type": 2.0 * length / n_type, "think": 0.1,
+                                                   "rest": 0.0})
+    assert figures["unparseable"] == pytest.approx({"param": 1.0, "type": 1.0, "think": 1.0, "rest": 1.0})
+    assert reply["unparseable"] == pytest.approx(1.0)

@@ -18,7 +18,7 @@ from uivenus.agent.conversation import grounding_messages
 from uivenus.agent.policies.transformers_local import load_processor
 from uivenus.train.config import ConfigError, load_config
 from uivenus.train.encode import encode_completion, encode_prompt
-from uivenus.train.losses import ActionCorrectness, action_aware_weights
+from uivenus.train.losses import ActionCorrectness, ActionWeights, action_aware_weights
 from uivenus.train.mopd import MOPDConfig, MOPDLoss, action_correctness, action_hint, teacher_messages, train_mopd
 from uivenus.train.samples import ChatSample, Domain
 from uivenus.train.sampling import ModelSampler, Rollout, SamplingConfig, completion_view, encode_rollouts
@@ -165,7 +165,7 @@ def _weights(processor: object, reply: str, reference: ReferenceAction) -> tuple
     n = len(ids)
     spans = TokenSpans.stack([encoded.spans.map(lambda mask: mask[-n:])])
     correctness = action_correctness(reply, reference)
-    weights = action_aware_weights(spans, [correctness], think_weight=0.1)[0].tolist()
+    weights = action_aware_weights(spans, [correctness], ActionWeights(think=0.1))[0].tolist()
     return correctness, [processor.tokenizer.decode([i]) for i in ids], weights
 
 
@@ -178,14 +178,14 @@ def test_action_aware_weights_on_real_replies(tiny_qwen3_vl: Path) -> None:
 
     kind, tokens, weights = _weights(processor, think + "<action>Click(point=(120, 870))</action>", CLICK)
     assert kind is ActionCorrectness.PARAM_WRONG
-    pushed = "".join(t for t, w in zip(tokens, weights) if w == 1.0)
+    pushed = "".join(t for t, w in zip(tokens, weights) if w > 1.0)
     assert all(digit in pushed for digit in "120870") and "Click" not in pushed and "think" not in pushed
     assert [w for t, w in zip(tokens, weights) if t.strip() in ("right", "button")] == pytest.approx([0.1, 0.1])
     assert weights[-1] == 0.0  # the end of turn is no parameter
 
     kind, tokens, weights = _weights(processor, think + "<action>Type(content='hello there')</action>", CLICK)
     assert kind is ActionCorrectness.TYPE_WRONG
-    pushed = "".join(t for t, w in zip(tokens, weights) if w == 1.0)
+    pushed = "".join(t for t, w in zip(tokens, weights) if w > 1.0)
     assert "Type" in pushed and "hello" not in pushed and "there" not in pushed
 
     kind, tokens, weights = _weights(processor, "I would click the button", CLICK)
@@ -193,7 +193,7 @@ def test_action_aware_weights_on_real_replies(tiny_qwen3_vl: Path) -> None:
 
     kind, tokens, weights = _weights(processor, "[-1,-1]", CLICK)  # refused a target that is there
     assert kind is ActionCorrectness.TYPE_WRONG
-    assert "".join(t for t, w in zip(tokens, weights) if w == 1.0) == "[-1,-1]"
+    assert "".join(t for t, w in zip(tokens, weights) if w > 1.0) == "[-1,-1]"
 
 
 def test_replies_with_the_right_action_give_no_gradient(models: tuple[Path, Path]) -> None:
@@ -264,11 +264,12 @@ def test_reverse_kl_to_the_teacher_falls_in_a_few_steps(models: tuple[Path, Path
 def test_mopd_config_reads_yaml_strictly(tmp_path: Path) -> None:
     path = tmp_path / "mopd.yaml"
     path.write_text("model: ckpt\nsources: [{kind: grounding, annotations: a.json}]\n"
-                    "teachers: {grounding: experts/g, captcha: experts/c}\nthink_weight: 0.05\n"
+                    "teachers: {grounding: experts/g, captcha: experts/c}\naction_weights: {think: 0.05, param: 3}\n"
                     "sampling: {k: 2, max_new_tokens: 64}\nalpha: 0.2\n")
     config = load_config(path, MOPDConfig)
     assert config.teachers == {Domain.GROUNDING: "experts/g", Domain.CAPTCHA: "experts/c"}
-    assert (config.think_weight, config.alpha, config.sampling.k, config.hint) == (0.05, 0.2, 2, True)
+    assert (config.action_weights, config.alpha, config.sampling.k, config.hint) == (
+        ActionWeights(param=3.0, type=2.0, think=0.05), 0.2, 2, True)
     with pytest.raises(ConfigError, match="k >= 2"):
         load_config(path, MOPDConfig, overrides=["sampling.k=1"])
     with pytest.raises(ConfigError, match="mobile"):

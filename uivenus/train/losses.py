@@ -7,14 +7,16 @@ frozen reference. Stage III (MOPD, docs/ANCHORS.md "Training") minimises
     L = −E[(1/|y|) Σ_t w_t · Â_t · log π_θ(y_t)],  Â_t = sg[log π_T(y_t) − log π_θ(y_t)] + α·Â_outcome,
 
 where w_t multiplies the truncated importance weight sg[π_θ/μ] (zero outside [ε_low, ε_high]) by UI-Venus-2's
-action-aware weight: no signal on a response whose action is right, the parameter tokens when only parameters are
-wrong, the type tokens (not the now meaningless parameters) when the type is wrong, and a small weight on the
-reasoning. Token tensors are (batch, completion length); `mask` is 1 on real completion tokens, 0 on padding.
+action-aware weight: no signal on a response whose action is right, a push stronger than plain distillation's on
+the parameter tokens when only parameters are wrong, on the type tokens (not the now meaningless parameters) when
+the type is wrong, and a small weight on the reasoning; the push is normalised by the tokens that carry it, not
+diluted by the reply's length (`ActionWeights`). Token tensors are (batch, completion length); `mask` is 1 on real completion tokens, 0 on padding.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -25,7 +27,7 @@ if TYPE_CHECKING:
     from uivenus.train.spans import TokenSpans
 
 __all__ = [
-    "ADVANTAGE_METHODS", "KL_ESTIMATORS", "ActionCorrectness", "LossError", "action_aware_weights",
+    "ADVANTAGE_METHODS", "KL_ESTIMATORS", "ActionCorrectness", "ActionWeights", "LossError", "action_aware_weights",
     "clipped_pg_loss", "group_advantages", "kl_penalty", "mopd_loss", "reverse_kl_advantages",
     "sequence_mean", "truncated_importance_weights",
 ]
@@ -161,14 +163,42 @@ class ActionCorrectness(StrEnum):
     UNPARSEABLE = "unparseable"  # no action could be read: no span is known good, so the whole completion
 
 
+@dataclass(frozen=True)
+class ActionWeights:
+    """How hard Eq. (1) pushes in each case, relative to plain on-policy distillation, which gives a reply a total
+    weight of 1 (each of its |y| tokens 1/|y| under the loss's 1/|y|).
+
+    `param` and `type` are the total weights of the pushed span, spread over its tokens (each gets
+    strength·|y|/|span|, so a short span is pushed hard however long the reply); values > 1 push harder than plain
+    distillation pushes the whole reply. `think` is the per-token weight of the reasoning, as a fraction of plain
+    distillation's, so a long reasoning never outweighs the action.
+    """
+
+    param: float = 2.0
+    type: float = 2.0
+    think: float = 0.1
+
+    def __post_init__(self) -> None:
+        if min(self.param, self.type, self.think) < 0:
+            raise LossError(f"action weights must be >= 0, got param={self.param}, type={self.type}, "
+                            f"think={self.think}")
+
+
+def _spread(span: Tensor, lengths: Tensor, strength: float) -> Tensor:
+    """`strength` spread over each row's span tokens, scaled by |y| so the loss's 1/|y| leaves strength/|span|."""
+    counts = span.sum(dim=-1, keepdim=True).clamp(min=1.0)
+    return span * (strength * lengths / counts)
+
+
 def action_aware_weights(spans: TokenSpans, correctness: Sequence[ActionCorrectness | str],
-                         think_weight: float = 0.1) -> Tensor:
+                         weights: ActionWeights = ActionWeights()) -> Tensor:
     """Per-token weights (B, L) over the positions `spans` covers, from each response's correctness.
 
-    Correct → 0 everywhere; parameter wrong → 1 on the parameter tokens; type wrong → 1 on the type tokens only
-    (a bare grounding answer has no type tokens: its numbers are the click-or-refuse decision, so its action span);
-    both wrong cases put `think_weight` on the reasoning. Unparseable → 1 on every token the model produced (the
-    response failed the format, so nothing in it is known to be right). Padding and prompt weigh 0.
+    Correct → 0 everywhere; parameter wrong → `weights.param` spread over the parameter tokens; type wrong →
+    `weights.type` over the type tokens only (a bare grounding answer has no type tokens: its numbers are the
+    click-or-refuse decision, so its action span); both wrong cases put `weights.think` on each reasoning token.
+    Unparseable → 1 on every token the model produced, as plain distillation (the response failed the format, so
+    nothing in it is known to be right). Padding and prompt weigh 0.
     """
     import torch
 
@@ -176,19 +206,20 @@ def action_aware_weights(spans: TokenSpans, correctness: Sequence[ActionCorrectn
     if produced.dim() != 2 or len(correctness) != produced.shape[0]:
         raise LossError(f"one correctness per response: got {len(correctness)} for span masks of shape "
                         f"{tuple(produced.shape)}")
-    if think_weight < 0:
-        raise LossError(f"think_weight must be >= 0, got {think_weight}")
-    think = think_weight * spans.think.float()
+    real = produced.float()
+    lengths = real.sum(dim=-1, keepdim=True)
+    think = weights.think * spans.think.float()
     named = spans.action_type.any(dim=-1, keepdim=True)
     type_tokens = torch.where(named, spans.action_type, spans.action).float()
+    param_tokens = spans.param.float()
     by_kind = {
         ActionCorrectness.CORRECT: torch.zeros_like(think),
-        ActionCorrectness.PARAM_WRONG: spans.param.float() + think,
-        ActionCorrectness.TYPE_WRONG: type_tokens + think,
-        ActionCorrectness.UNPARSEABLE: produced.float(),
+        ActionCorrectness.PARAM_WRONG: _spread(param_tokens, lengths, weights.param) + think,
+        ActionCorrectness.TYPE_WRONG: _spread(type_tokens, lengths, weights.type) + think,
+        ActionCorrectness.UNPARSEABLE: real,
     }
     rows = [by_kind[ActionCorrectness(kind)][row] for row, kind in enumerate(correctness)]
-    return torch.stack(rows).clamp(max=1.0) * produced.float()
+    return torch.stack(rows) * real
 
 
 def mopd_loss(student_logp: Tensor, teacher_logp: Tensor, sampler_logp: Tensor, mask: Tensor,

@@ -4,8 +4,9 @@ The student samples its own replies; each sample's teacher is the expert of its 
 student's tokens, and the per-token advantage is log π_T − log π_θ (reverse KL), optionally plus α times a
 group-normalised outcome advantage, under importance weights truncated to [ε_low, ε_high] for the
 sampler/trainer mismatch (`losses.mopd_loss`). UI-Venus-2's action-aware weighting decides where the signal
-lands: nowhere on a reply whose action is right, on its parameter tokens when only a parameter is wrong, on its
-type tokens when the type is wrong, lightly on the reasoning (`losses.action_aware_weights`).
+lands: nowhere on a reply whose action is right, hard on its parameter tokens when only a parameter is wrong, hard
+on its type tokens when the type is wrong, lightly on the reasoning (`losses.action_aware_weights`, with strengths
+`losses.ActionWeights` normalised by the tokens that carry the push).
 
 The teacher may be told the correct action type: "(hint: the correct action type is Click)" ends the teacher's
 last user message, never the student's. Each model encodes its own prompt with its own processor (so image-token
@@ -27,15 +28,16 @@ from uivenus.agent.policies.base import Message
 from uivenus.train.collate import Batch
 from uivenus.train.config import ConfigError
 from uivenus.train.losses import (
-    ActionCorrectness, action_aware_weights, group_advantages, mopd_loss, sequence_mean,
+    ActionCorrectness, ActionWeights, action_aware_weights, group_advantages, mopd_loss, sequence_mean,
 )
-from uivenus.train.rl import frozen_model, unwrap
+from uivenus.train.rl import frozen_model, is_sharded, unwrap
 from uivenus.train.samples import ChatSample, Domain
 from uivenus.train.sampling import (
     Rollout, Sampler, SamplingConfig, batch_prompts, completion_view, encode_rollouts, make_sampler, score_rollouts,
 )
 from uivenus.train.sources import SourceSpec
 from uivenus.train.trainer import TrainConfig, Trainer, TrainError, stage_main, stream_for, token_logprobs
+from uivenus.train.weight_sync import weight_sync_for
 from uivenus.verify.rewards import POINT_SCORERS, ReferenceAction, RewardWeights, action_reward
 
 if TYPE_CHECKING:
@@ -50,7 +52,7 @@ class MOPDConfig(TrainConfig):
     """Stage III: the shared settings, the mixed data, one teacher checkpoint per domain, and the weighting.
 
     Samples of a domain without a teacher are skipped. `action_aware` False gives plain on-policy distillation
-    (every completion token weighted 1). `alpha` > 0 adds the outcome advantage of the action reward (`reward`,
+    (every completion token weighted 1); `action_weights` sets how hard each wrong case is pushed. `alpha` > 0 adds the outcome advantage of the action reward (`reward`,
     `point`), normalised over the k replies of a prompt, so it needs `sampling.k` >= 2.
     """
 
@@ -58,7 +60,7 @@ class MOPDConfig(TrainConfig):
     teachers: Mapping[Domain, str] = field(default_factory=dict)
     hint: bool = True
     action_aware: bool = True
-    think_weight: float = 0.1
+    action_weights: ActionWeights = ActionWeights()
     alpha: float = 0.0
     eps_low: float = 0.5
     eps_high: float = 2.0
@@ -80,10 +82,9 @@ class MOPDConfig(TrainConfig):
                               f"got alpha={self.alpha}, k={self.sampling.k}")
         if not 0 <= self.eps_low <= 1 <= self.eps_high:
             raise ConfigError(f"need 0 <= eps_low <= 1 <= eps_high, got {self.eps_low}, {self.eps_high}")
-        if self.think_weight < 0 or self.generation_batch < 1 or self.point not in POINT_SCORERS:
-            raise ConfigError(f"think_weight must be >= 0, generation_batch >= 1 and point one of "
-                              f"{list(POINT_SCORERS)}; got {self.think_weight}, {self.generation_batch}, "
-                              f"{self.point!r}")
+        if self.generation_batch < 1 or self.point not in POINT_SCORERS:
+            raise ConfigError(f"generation_batch must be >= 1 and point one of {list(POINT_SCORERS)}; got "
+                              f"{self.generation_batch}, {self.point!r}")
 
 
 # --- hints and correctness ------------------------------------------------------------------------
@@ -140,8 +141,9 @@ class MOPDLoss:
         self._teachers: dict[Domain, tuple[Any, Any]] = {}
         self._same_inputs: dict[Domain, bool] = {}
 
-    def teacher(self, domain: Domain, device: Any = "cpu") -> tuple[Any, Any]:
-        """(model, processor) of the domain's teacher, loaded on first use; its vocabulary must be the student's."""
+    def teacher(self, domain: Domain, device: Any = "cpu", shard_like: Any = None) -> tuple[Any, Any]:
+        """(model, processor) of the domain's teacher, loaded on first use (sharded like the student `shard_like`
+        under FSDP, `rl.frozen_model`); its vocabulary must be the student's."""
         from uivenus.agent.policies.transformers_local import load_processor
 
         if domain not in self._teachers:
@@ -150,7 +152,8 @@ class MOPDLoss:
             if processor.tokenizer.get_vocab() != self.processor.tokenizer.get_vocab():
                 raise TrainError(f"the {domain} teacher {path} has another vocabulary than the student "
                                  f"{self.config.model}; token-level distillation needs one tokenizer")
-            self._teachers[domain] = (frozen_model(path, self.config.dtype, device), processor)
+            self._teachers[domain] = (frozen_model(path, self.config.dtype, device, shard_like=shard_like),
+                                      processor)
             # the same image processing and template: an unhinted prompt encodes to the student's very inputs
             self._same_inputs[domain] = (processor.chat_template == self.processor.chat_template
                                          and processor.image_processor.to_dict()
@@ -170,19 +173,23 @@ class MOPDLoss:
         return tuple(self._sampler.sample([batch.samples[i] for i in rows], [prompts[i] for i in rows]))
 
     def teacher_batches(self, rollouts: Sequence[Rollout], device: Any = "cpu",
-                        student_batch: Batch | None = None) -> list[TeacherBatch]:
+                        student_batch: Batch | None = None, shard_like: Any = None) -> list[TeacherBatch]:
         """Per domain, its teacher's encoding of its rollouts: the teacher's processor, the (hinted) teacher prompt.
 
         A teacher that encodes like the student and gets no hint scores the student's own inputs: the student's
-        batch when it covers every row, else the sampler's encoded prompts (nothing is encoded twice).
+        batch when it covers every row, else the sampler's encoded prompts (nothing is encoded twice). Sharded
+        teachers (`shard_like` under FSDP) need every rank to call each of them once: a teacher without rollouts on
+        this rank gets a stand-in batch (the first rollout, `rows` empty), and the order is the teachers' order.
         """
         rows: dict[Domain, list[int]] = {}
         for index, rollout in enumerate(rollouts):
             rows.setdefault(rollout.sample.domain, []).append(index)
+        if shard_like is not None and is_sharded(shard_like):
+            rows = {domain: rows.get(domain, []) for domain in sorted(self.config.teachers)}
         out = []
         for domain, indices in rows.items():
-            _, processor = self.teacher(domain, device)
-            part = [rollouts[i] for i in indices]
+            _, processor = self.teacher(domain, device, shard_like)
+            part = [rollouts[i] for i in indices] or [rollouts[0]]
             hinted = self.config.hint and any(r.sample.reference is not None for r in part)
             if self._same_inputs[domain] and not hinted:
                 whole = student_batch is not None and len(indices) == len(rollouts)
@@ -193,17 +200,18 @@ class MOPDLoss:
         return out
 
     def teacher_logps(self, rollouts: Sequence[Rollout], width: int, device: Any,
-                      student_batch: Batch | None = None) -> torch.Tensor:
+                      student_batch: Batch | None = None, shard_like: Any = None) -> torch.Tensor:
         """(B, width) teacher log-probabilities of the sampled tokens, right-aligned like the student's."""
         import torch
 
         out = torch.zeros(len(rollouts), width, device=device)
         with torch.no_grad():
-            for part in self.teacher_batches(rollouts, device, student_batch):
-                model, _ = self.teacher(part.domain, device)
+            for part in self.teacher_batches(rollouts, device, student_batch, shard_like):
+                model, _ = self.teacher(part.domain, device, shard_like)
                 part_width, _, _ = completion_view(part.batch)
                 logp = token_logprobs(model, part.batch)[:, -part_width:]
-                out[list(part.rows), width - part_width:] = logp.to(device)
+                if part.rows:
+                    out[list(part.rows), width - part_width:] = logp.to(device)
         return out
 
     def loss(self, model: Any, rollouts: Sequence[Rollout]) -> tuple[torch.Tensor, dict[str, float]]:
@@ -212,9 +220,9 @@ class MOPDLoss:
         config = self.config
         scored = score_rollouts(model, self.processor, rollouts)
         device = scored.logp.device
-        teacher = self.teacher_logps(rollouts, scored.width, device, scored.batch)
+        teacher = self.teacher_logps(rollouts, scored.width, device, scored.batch, model)
         correctness = [action_correctness(r.text, r.sample.reference) for r in rollouts]
-        weights = (action_aware_weights(scored.completion_spans(), correctness, config.think_weight).to(device)
+        weights = (action_aware_weights(scored.completion_spans(), correctness, config.action_weights).to(device)
                    if config.action_aware else None)
         outcome = None
         if config.alpha:
@@ -230,6 +238,8 @@ class MOPDLoss:
             metrics = {
                 "reverse_kl": float(sequence_mean(scored.logp - teacher, scored.mask)),
                 "is_dropped": float(dropped.sum() / tokens),
+                # |log π_θ − log μ| per token: 0 while the sampler holds the trainer's weights, growing as it lags
+                "sampler_mismatch": float(((scored.logp - scored.sampler_logp).abs() * scored.mask).sum() / tokens),
                 "weighted_tokens": float(((weights > 0) & scored.mask).sum() / tokens) if weights is not None else 1.0,
                 "completion_tokens": float(scored.mask.sum(dim=1).float().mean()),
             }
@@ -248,8 +258,9 @@ def train_mopd(config: MOPDConfig) -> Path:
     from uivenus.agent.policies.transformers_local import load_processor
 
     processor = load_processor(config.model)
+    sync = weight_sync_for(config.sampling)
     trainer = Trainer(config, MOPDLoss(config, processor), stream_for(config, config.sources, processor),
-                      processor=processor)
+                      processor=processor, step_hooks=[sync] if sync else [])
     return trainer.train()
 
 

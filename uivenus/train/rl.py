@@ -23,12 +23,13 @@ from uivenus.train.samples import ChatSample, Domain
 from uivenus.train.sampling import Rollout, Sampler, SamplingConfig, batch_prompts, make_sampler, score_rollouts
 from uivenus.train.sources import SourceSpec
 from uivenus.train.trainer import TrainConfig, Trainer, TrainError, load_model, stage_main, stream_for, token_logprobs
+from uivenus.train.weight_sync import weight_sync_for
 from uivenus.verify.rewards import POINT_SCORERS, RewardBreakdown, RewardWeights, action_reward
 
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["RLConfig", "RLLoss", "RewardedRollouts", "frozen_model", "main", "train_rl", "unwrap"]
+__all__ = ["RLConfig", "RLLoss", "RewardedRollouts", "frozen_model", "is_sharded", "main", "train_rl", "unwrap"]
 
 
 @dataclass(frozen=True)
@@ -87,11 +88,36 @@ def unwrap(model: Any) -> Any:
     return extract_model_from_parallel(model)
 
 
-def frozen_model(path: str | Path, dtype: str, device: Any) -> Any:
-    """A checkpoint loaded for scoring only (reference, teacher): eval mode, no gradients, on `device`."""
-    model = load_model(path, dtype).to(device).eval()
+def is_sharded(model: Any) -> bool:
+    """Whether a model in training is sharded with FSDP2 (`fully_shard`, as accelerate's FSDP plugin does)."""
+    from torch.distributed.fsdp import FSDPModule
+
+    return isinstance(model, FSDPModule)
+
+
+def frozen_model(path: str | Path, dtype: str, device: Any, *, shard_like: Any = None) -> Any:
+    """A checkpoint loaded for scoring only (reference, teacher): eval mode, no gradients, on `device`.
+
+    When the model in training (`shard_like`) is sharded with FSDP2, so is this one (each of its `_no_split_modules`
+    blocks, then the root, over all processes): a rank keeps 1/N of it on the device, not a whole copy. It is read
+    on the CPU first (each rank reads the checkpoint), and every rank must then call it equally often, since each
+    forward gathers every block's shards from all ranks.
+    """
+    model = load_model(path, dtype).eval()
     model.requires_grad_(False)
-    return model
+    if shard_like is None or not is_sharded(shard_like):
+        return model.to(device)
+    import torch
+    import torch.distributed as dist
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.fsdp import fully_shard
+
+    mesh = init_device_mesh(torch.device(device).type, (dist.get_world_size(),))
+    blocks = set(getattr(model, "_no_split_modules", None) or ())
+    for module in model.modules():
+        if type(module).__name__ in blocks:
+            fully_shard(module, mesh=mesh)
+    return fully_shard(model, mesh=mesh, reshard_after_forward=True)  # the root too: nothing stays gathered
 
 
 class RLLoss:
@@ -107,9 +133,10 @@ class RLLoss:
         """A sample can be rewarded: it has a reference action and belongs to the configured domain."""
         return sample.reference is not None and self.config.domain in (None, sample.domain)
 
-    def _reference_model(self, device: Any) -> Any:
+    def _reference_model(self, device: Any, shard_like: Any = None) -> Any:
         if self._reference is None:
-            self._reference = frozen_model(self.config.reference or self.config.model, self.config.dtype, device)
+            self._reference = frozen_model(self.config.reference or self.config.model, self.config.dtype, device,
+                                           shard_like=shard_like)
         return self._reference
 
     def rollout(self, model: Any, batch: Batch) -> RewardedRollouts:
@@ -155,7 +182,7 @@ class RLLoss:
         }
         if config.kl_coef:
             with torch.no_grad():
-                reference = token_logprobs(self._reference_model(scored.logp.device), scored.batch)[:, -scored.width:]
+                reference = token_logprobs(self._reference_model(scored.logp.device, model), scored.batch)[:, -scored.width:]
             kl = kl_penalty(scored.logp, reference, scored.mask, config.kl_kind)
             loss = loss + config.kl_coef * kl
             metrics["kl"] = float(kl.detach())
@@ -170,8 +197,9 @@ def train_rl(config: RLConfig) -> Path:
     from uivenus.agent.policies.transformers_local import load_processor
 
     processor = load_processor(config.model)
+    sync = weight_sync_for(config.sampling)
     trainer = Trainer(config, RLLoss(config, processor), stream_for(config, config.sources, processor),
-                      processor=processor)
+                      processor=processor, step_hooks=[sync] if sync else [])
     return trainer.train()
 
 

@@ -7,6 +7,8 @@ logits processor, temperature and top-p included — so the importance weights o
 real sampler. `ServerSampler` asks an OpenAI-compatible server (vLLM, SGLang; a `policy_from_spec("openai:...")`
 policy), which answers text only: its replies are tokenised here and carry no sampler log-probabilities (the
 trainer's own then stand in, an importance weight of 1), and the server must be serving the current weights.
+`VLLMSampler` asks vLLM for its sampled token ids and their log-probabilities, and the trainer keeps the server's
+weights current (`train.weight_sync`).
 
 Scoring aligns on the completion, never on absolute positions: each model encodes its own prompt (a teacher may
 see a hint, or count image tokens differently), the batch is padded on the left, so every row's reply fills the
@@ -15,11 +17,13 @@ last columns for every model, and `completion_view` names those columns (`traine
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from uivenus.agent.policies.base import Message, Policy, PolicyRequest, Sampling, policy_from_spec
+from uivenus.agent.policies.openai_compat import OpenAIOptions, OpenAIPolicy, chat_body
 from uivenus.agent.policies.transformers_local import completion_length, stop_ids_of, to_chat
 from uivenus.train.collate import Batch, collate
 from uivenus.train.encode import IGNORE_INDEX, PromptInputs, chat_template_kwargs, encode_completion, encode_prompt
@@ -29,8 +33,8 @@ from uivenus.train.trainer import token_logprobs
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["ModelSampler", "Rollout", "Sampler", "SamplingConfig", "SamplingError", "ScoredRollouts", "ServerSampler",
-           "batch_prompts", "completion_view", "encode_rollouts", "make_sampler", "right_aligned", "score_rollouts"]
+__all__ = ["SERVER_SAMPLERS", "ModelSampler", "Rollout", "Sampler", "SamplingConfig", "SamplingError", "ScoredRollouts",
+           "ServerSampler", "VLLMSampler", "batch_prompts", "completion_view", "encode_rollouts", "make_sampler", "right_aligned", "score_rollouts"]
 
 
 class SamplingError(ValueError):
@@ -39,8 +43,10 @@ class SamplingError(ValueError):
 
 @dataclass(frozen=True)
 class SamplingConfig:
-    """How rollouts are drawn: k replies per prompt, at most `max_new_tokens` each; `server` is an `openai:` policy
-    spec to sample from a served copy of the policy instead of the model in training."""
+    """How rollouts are drawn: k replies per prompt, at most `max_new_tokens` each; `server` names a served copy of
+    the policy to sample from instead of the model in training: `openai:URL#MODEL` (any OpenAI-compatible server,
+    text only) or `vllm:URL#MODEL` (vLLM: the sampled token ids and their log-probabilities, and the trainer pushes
+    its weights to the server every `sync_every` optimizer steps through `pusher`, `train.weight_sync`)."""
 
     k: int = 4
     max_new_tokens: int = 128
@@ -48,6 +54,8 @@ class SamplingConfig:
     top_p: float = 1.0
     min_new_tokens: int = 0
     server: str | None = None
+    sync_every: int = 1
+    pusher: str = "trl"
 
     def __post_init__(self) -> None:
         if self.k < 1 or self.max_new_tokens < 1 or not 0 <= self.min_new_tokens <= self.max_new_tokens:
@@ -55,9 +63,11 @@ class SamplingConfig:
         if self.temperature <= 0 or not 0 < self.top_p <= 1:
             raise SamplingError(f"sampling needs temperature > 0 and 0 < top_p <= 1, got temperature="
                                 f"{self.temperature}, top_p={self.top_p} (greedy decoding gives k identical replies)")
-        if self.server is not None and not self.server.startswith("openai:"):
-            raise SamplingError(f"server must be an openai: policy spec (openai:http://HOST:PORT/v1#MODEL), "
+        if self.server is not None and self.server.partition(":")[0] not in SERVER_SAMPLERS:
+            raise SamplingError(f"server must be an openai: or vllm: spec (openai:http://HOST:PORT/v1#MODEL), "
                                 f"got {self.server!r}")
+        if self.sync_every < 0:
+            raise SamplingError(f"sync_every must be >= 0 (0: never push weights), got {self.sync_every}")
 
 
 @dataclass(frozen=True)
@@ -261,10 +271,56 @@ class ServerSampler:
         return out
 
 
+class VLLMSampler:
+    """Samples from a vLLM server's chat endpoint, asking for the sampled token ids and each one's log-probability
+    (vLLM's `return_token_ids`, `logprobs`): the rollouts are the server's exact tokens, and MOPD's and GRPO's
+    importance weights compare the trainer with the sampler that drew them."""
+
+    def __init__(self, policy: OpenAIPolicy, processor: Any, config: SamplingConfig) -> None:
+        self.policy, self.processor, self.config, self.k = policy, processor, config, config.k
+
+    def body(self, sample: ChatSample) -> dict[str, Any]:
+        request = PolicyRequest(sample.messages, sampling=Sampling(self.config.temperature, self.config.max_new_tokens,
+                                                                   sample.thinking, self.config.top_p))
+        return {**chat_body(self.policy.options.model, request), "n": self.k, "logprobs": True, "top_logprobs": 0,
+                "return_token_ids": True, "return_tokens_as_token_ids": True}
+
+    def sample(self, samples: Sequence[ChatSample],
+               prompts: Sequence[PromptInputs] | None = None) -> list[Rollout]:
+        import torch
+
+        prompts = _prompts(self.processor, samples, prompts)
+        replies = self.policy.completions([self.body(s) for s in samples])
+        out = []
+        for sample, prompt, reply in zip(samples, prompts, replies):
+            choices = reply["choices"]
+            if len(choices) != self.k:
+                raise SamplingError(f"asked {self.policy.name} for n={self.k} replies, got {len(choices)}")
+            for choice in choices:
+                ids = choice.get("token_ids")
+                entries = (choice.get("logprobs") or {}).get("content")
+                if not isinstance(ids, list) or not isinstance(entries, list) or len(entries) != len(ids):
+                    raise SamplingError(f"{self.policy.name} returned no token ids with one log-probability each; "
+                                        "a vllm: sampler needs vLLM >= 0.10.2 (return_token_ids); use openai: for "
+                                        "other servers")
+                logp = torch.tensor([float(entry["logprob"]) for entry in entries])
+                text = self.processor.tokenizer.decode(ids, skip_special_tokens=True)
+                out.append(Rollout(sample, prompt, tuple(ids), text, logp))
+        return out
+
+
+#: How each kind of `SamplingConfig.server` spec samples: from its scheme to a sampler of that server.
+SERVER_SAMPLERS: Mapping[str, Callable[[str, Any, SamplingConfig], Sampler]] = MappingProxyType({
+    "openai": lambda spec, processor, config: ServerSampler(policy_from_spec(spec), processor, config),
+    "vllm": lambda spec, processor, config: VLLMSampler(OpenAIPolicy(OpenAIOptions.parse(spec.partition(":")[2])),
+                                                        processor, config),
+})
+
+
 def make_sampler(config: SamplingConfig, model: Any, processor: Any, *, batch_size: int = 8) -> Sampler:
     """The server sampler when `config.server` names one, else sampling from `model` itself."""
     if config.server is not None:
-        return ServerSampler(policy_from_spec(config.server), processor, config)
+        return SERVER_SAMPLERS[config.server.partition(":")[0]](config.server, processor, config)
     return ModelSampler(model, processor, config, batch_size=batch_size)
 
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from uivenus.files import atomic_path, write_text
 from uivenus.train.collate import Batch
-from uivenus.train.config import save_config
+from uivenus.train.config import ConfigError, save_config
 from uivenus.train.encode import IGNORE_INDEX
 from uivenus.train.sources import SourceSpec, samples_from_spec
 from uivenus.train.stream import SampleStream
@@ -121,8 +121,9 @@ class BatchStream(Protocol):
 
 @dataclass(frozen=True)
 class EvalContext:
-    """What an evaluation hook gets: the unwrapped model (in eval mode, under no_grad), the processor, the step,
-    the accelerator (device, process index, reductions) and the stage's loss."""
+    """What an evaluation or step hook gets: the unwrapped model (for an evaluation in eval mode, under no_grad),
+    the processor, the step (optimizer steps done), the accelerator (device, process index, reductions) and the
+    stage's loss."""
 
     model: Any
     processor: Any
@@ -206,10 +207,13 @@ def _schedule(name: str, optimizer: Any, warmup: int, total: int) -> Any:
 
 
 class Trainer:
-    """Runs `loss_fn` over `stream` with AdamW under `config`; `train()` returns the final model directory."""
+    """Runs `loss_fn` over `stream` with AdamW under `config`; `train()` returns the final model directory.
+
+    `eval_hooks` run every `eval_every` steps (eval mode, no gradients); `step_hooks` run before every optimizer
+    step with the model in training, their metrics logged with the step's."""
 
     def __init__(self, config: TrainConfig, loss_fn: LossFn, stream: BatchStream, *, processor: Any = None,
-                 eval_hooks: Sequence[EvalHook] = ()) -> None:
+                 eval_hooks: Sequence[EvalHook] = (), step_hooks: Sequence[EvalHook] = ()) -> None:
         import torch
         from accelerate import Accelerator
         from accelerate.utils import set_seed
@@ -217,6 +221,7 @@ class Trainer:
         from uivenus.agent.policies.transformers_local import load_processor
 
         self.config, self.loss_fn, self.stream, self.eval_hooks = config, loss_fn, stream, tuple(eval_hooks)
+        self.step_hooks = tuple(step_hooks)
         self.accelerator = Accelerator(mixed_precision=config.mixed_precision, step_scheduler_with_optimizer=False)
         set_seed(config.seed)
         self.out_dir = config.out_dir
@@ -385,6 +390,15 @@ class Trainer:
 
     # -- the loop ----------------------------------------------------------------------------------
 
+    def _before_step(self) -> dict[str, float]:
+        """Run the step hooks (a weight push to a sampling server) before the step's first micro-step."""
+        context = EvalContext(model=self.accelerator.unwrap_model(self.model), processor=self.processor,
+                              step=self.step, accelerator=self.accelerator, loss_fn=self.loss_fn)
+        out: dict[str, float] = {}
+        for hook in self.step_hooks:
+            out |= hook(context)
+        return out
+
     def _micro_step(self, batch: Batch, last: bool) -> tuple[float, Mapping[str, float]]:
         accelerator = self.accelerator
         sync = contextlib.nullcontext() if last else accelerator.no_sync(self.model)
@@ -411,6 +425,8 @@ class Trainer:
             with progress:
                 task = progress.add_task("train", total=self.total_steps, completed=self.step, info="")
                 while self.step < self.total_steps:
+                    for key, value in self._before_step().items():  # once a step: weighted as its micro-steps
+                        sums[key] = sums.get(key, 0.0) + float(value) * config.grad_accum
                     for micro in range(config.grad_accum):
                         loss, metrics = self._micro_step(next(batches), micro == config.grad_accum - 1)
                         for key, value in {"loss": loss, **metrics}.items():
@@ -450,10 +466,16 @@ class Trainer:
 
 def stream_for(config: TrainConfig, sources: Sequence[SourceSpec], processor: Any, *, where: str = "sources",
                shuffle: bool = True) -> SampleStream:
-    """A stage's batch stream over the sources its config names (`shuffle=False`: held-out data, in file order)."""
+    """A stage's batch stream over the sources its config names (`shuffle=False`: held-out data, in file order),
+    mixed by their weights when the config gives them (every source or none)."""
+    weighted = [s.weight for s in sources if s.weight is not None]
+    if weighted and len(weighted) != len(sources):
+        raise ConfigError(f"{where}: {len(weighted)} of {len(sources)} sources have a weight; give every source a "
+                          "mixture weight or none")
     return SampleStream([samples_from_spec(s, f"{where}.{i}") for i, s in enumerate(sources)], processor,
                         batch_size=config.batch_size, max_length=config.max_length, seed=config.seed,
-                        shuffle_buffer=config.shuffle_buffer if shuffle else 0, padding_side=config.padding_side)
+                        shuffle_buffer=config.shuffle_buffer if shuffle else 0, padding_side=config.padding_side,
+                        weights=weighted if weighted and shuffle else None)
 
 
 def stage_main(argv: Sequence[str] | None, doc: str | None, config_class: type,

@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
@@ -38,6 +38,8 @@ from uivenus.agent.policies.base import (
 )
 
 __all__ = ["OpenAIOptions", "OpenAIPolicy", "chat_body", "image_data_url", "to_openai_messages"]
+
+T = TypeVar("T")
 
 #: How much of a bad reply an error message quotes.
 _QUOTE_CHARS = 300
@@ -236,12 +238,24 @@ class OpenAIPolicy(PolicyBase):
 
     def act(self, request: PolicyRequest) -> PolicyReply:
         started = time.perf_counter()
-        text, usage = self._post(chat_body(self.options.model, request))
-        return PolicyReply(text=text, latency_s=time.perf_counter() - started, usage=usage)
+        data = self.completion(chat_body(self.options.model, request))
+        return PolicyReply(text=_reply_text(data), latency_s=time.perf_counter() - started, usage=_usage(data))
+
+    def completion(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """The server's whole chat completion for `body`, retried like every request: for callers that need more
+        than the text (vLLM's token ids and log-probabilities, `train.sampling.VLLMSampler`)."""
+        return self._post(body)
+
+    def completions(self, bodies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """`completion` of each body, sent concurrently; the replies in request order."""
+        return self._concurrently(self.completion, bodies)
 
     def act_batch(self, requests: Sequence[PolicyRequest]) -> list[PolicyReply]:
         """Sends the requests concurrently (the server batches them); replies come back in request order."""
-        futures: list[Future[PolicyReply]] = [self._pool.submit(self.act, r) for r in requests]
+        return self._concurrently(self.act, requests)
+
+    def _concurrently(self, fn: Callable[[Any], T], items: Sequence[Any]) -> list[T]:
+        futures: list[Future[T]] = [self._pool.submit(fn, item) for item in items]
         try:
             return [f.result() for f in futures]
         except BaseException:
@@ -249,8 +263,8 @@ class OpenAIPolicy(PolicyBase):
                 f.cancel()  # requests not yet sent are dropped; those in flight finish on their own
             raise
 
-    def _post(self, body: Mapping[str, Any]) -> tuple[str, dict[str, int]]:
-        """POST with retries; the completion's text and token usage, or PolicyError saying what went wrong."""
+    def _post(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """POST with retries; the chat completion (its text checked), or PolicyError saying what went wrong."""
         attempts = self.options.retries + 1
         failures: list[str] = []
         for attempt in range(attempts):
@@ -267,7 +281,7 @@ class OpenAIPolicy(PolicyBase):
             + ". Check that an OpenAI-compatible server serves this URL (GET /v1/models lists its models); "
               "raise ?timeout=/&retries= in the spec for a slow or busy server.")
 
-    def _attempt(self, body: Mapping[str, Any]) -> tuple[str, dict[str, int]]:
+    def _attempt(self, body: Mapping[str, Any]) -> dict[str, Any]:
         try:
             response = self._client.post(self.url, json=body)
         except httpx.TimeoutException as exc:
@@ -284,7 +298,8 @@ class OpenAIPolicy(PolicyBase):
                               "against GET /v1/models, and the server's limits (images per prompt, context length)")
         try:
             data = json.loads(response.text)
-            return _reply_text(data), _usage(data)
+            _reply_text(data)
+            return data
         except ValueError as exc:  # JSONDecodeError is a ValueError
             raise _Retryable(f"HTTP {status} but the reply is not a chat completion ({exc}): "
                              f"{_quote(response.text)}") from None

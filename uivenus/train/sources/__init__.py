@@ -8,6 +8,7 @@ options are checked against its reader's parameters. The readers live in `trajec
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -37,14 +38,19 @@ SOURCES: dict[str, Callable[..., Samples]] = {
 
 @dataclass(frozen=True)
 class SourceSpec:
-    """One source in a config: `{kind: grounding, annotations: data/g/annotations.json, frame_kind: rel}`."""
+    """One source in a config: `{kind: grounding, annotations: data/g/annotations.json, frame_kind: rel}`, with an
+    optional mixture `weight` (the share of the stream's draws it gets, relative to the other sources' weights)."""
 
     kind: str
     options: Mapping[str, Any] = field(default_factory=dict)
+    weight: float | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in SOURCES:
             raise ConfigError(f"unknown source kind {self.kind!r}; use one of {', '.join(SOURCES)}")
+        if self.weight is not None and not (isinstance(self.weight, int | float) and math.isfinite(self.weight)
+                                            and self.weight > 0):
+            raise ConfigError(f"a source's weight must be a positive number, got {self.weight!r}")
         object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
 
     @classmethod
@@ -58,9 +64,13 @@ class SourceSpec:
             if not isinstance(data, Mapping) or "kind" not in data:
                 raise ConfigError(f"a source must be a mapping with a 'kind' ({', '.join(SOURCES)}) and its options, "
                                   f"got {data!r}")
-            return cls(kind=data["kind"], options={k: v for k, v in data.items() if k != "kind"})
+            return cls(kind=data["kind"], options={k: v for k, v in data.items() if k not in ("kind", "weight")},
+                       weight=data.get("weight"))
 
-        flat = core_schema.plain_serializer_function_ser_schema(lambda spec: {"kind": spec.kind, **spec.options})
+        def flatten(spec: SourceSpec) -> dict[str, Any]:
+            return {"kind": spec.kind, **spec.options, **({} if spec.weight is None else {"weight": spec.weight})}
+
+        flat = core_schema.plain_serializer_function_ser_schema(flatten)
         return core_schema.no_info_plain_validator_function(build, serialization=flat)
 
 
