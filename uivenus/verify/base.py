@@ -77,6 +77,36 @@ class Verdict:
 
 
 @dataclass(frozen=True)
+class Target:
+    """The element an action acted on, as the environment saw it (its DOM/accessibility record, or OCR around the
+    point when there is none): facts, never the agent's words."""
+
+    text: str = ""
+    role: str | None = None  # button, link, tab, field, checkbox, option (from the role attribute or the tag)
+    tag: str | None = None
+    label: str = ""  # the text of its labels (a checkbox's name lives there)
+    names: str = ""  # id, name, placeholder, aria-label: what else identifies a field
+    nth: int | None = None  # its place among the elements of its kind, 1-based
+    interactive: bool | None = None
+    source: str = "dom"  # "dom" | "ocr"
+
+
+@dataclass(frozen=True)
+class ActRecord:
+    """What one step did, from the environment's record: the action type, whether it ran, what its point hit (None:
+    not known) and what it typed or selected."""
+
+    index: int
+    type: str
+    executed: bool
+    terminal: bool = False
+    point: tuple[float, float] | None = None
+    target: Target | None = None
+    typed: str | None = None  # a Type's text
+    selected: str | None = None  # the option text a SelectOption picked, when the env recorded it
+
+
+@dataclass(frozen=True)
 class Evidence:
     """What a trace-level judge may look at: never the agent's own claim of success as fact."""
 
@@ -87,9 +117,11 @@ class Evidence:
     final_state: Mapping[str, Any] | None = None  # env.state() after the last step, for programmatic checks
     screen_texts: tuple[str, ...] = ()  # DOM/OCR text of the kept screenshots, when known
     extra: Mapping[str, Any] = field(default_factory=dict)
+    acts: tuple[ActRecord, ...] = ()  # every step's action record, in order (what each action acted on)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "extra", MappingProxyType(dict(self.extra)))
+        object.__setattr__(self, "acts", tuple(self.acts))
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,11 @@
-"""The built-in judges: programmatic state checks, OCR text evidence, and a VLM through any policy backend.
+"""The built-in judges: programmatic state checks, OCR text evidence, what the actions acted on
+(`verify.action_judge`, registered here as `acts`), and a VLM through any policy backend.
 
 Each returns a `Verdict` (success or failure with a confidence and the evidence used) or abstains. Abstaining is
 how a judge says "I cannot tell": no checker for the task, no readable state, no literal to look for, an answer
 that does not parse. No judge ever turns "cannot tell" into success.
 
-`judge_from_spec` builds one from its SPEC: `program`, `ocr`, `vlm:<policy spec>` with judge options in the policy
+`judge_from_spec` builds one from its SPEC: `program`, `ocr`, `acts`, `vlm:<policy spec>` with judge options in the policy
 spec's query string, e.g. `vlm:openai:http://127.0.0.1:8000/v1#judge?samples=3&temperature=0.7` (the options
 are taken out before the policy spec is handed on; see `VLM_OPTIONS`).
 """
@@ -26,6 +27,7 @@ from uivenus.agent.policies.base import (
     Message, Mode, Policy, PolicyError, PolicyRequest, PolicySpecError, Sampling, policy_from_spec, spec_pairs,
 )
 from uivenus.envs.checks import UnknownCheckKind, checker_for
+from uivenus.verify.action_judge import ActionJudge
 from uivenus.verify.base import (
     JUDGE_FACTORIES, Evidence, Judge, StepEvidence, Verdict, VerifyError, Vote, register_judge,
 )
@@ -171,6 +173,12 @@ class OcrJudge:
 def _ocr_judge(rest: str) -> OcrJudge:
     _no_options("ocr", rest)
     return OcrJudge()
+
+
+@register_judge("acts")
+def _action_judge(rest: str) -> ActionJudge:
+    _no_options("acts", rest)
+    return ActionJudge()
 
 
 # --- VLM judge ----------------------------------------------------------------------------------
@@ -386,7 +394,7 @@ def _vlm_judge(rest: str) -> VlmJudge:
 
 
 def judge_from_spec(spec: str) -> Judge:
-    """Build a judge from its SPEC: `program`, `ocr`, `vlm:openai:http://127.0.0.1:8000/v1#judge`, … (the built-in
+    """Build a judge from its SPEC: `program`, `ocr`, `acts`, `vlm:openai:http://127.0.0.1:8000/v1#judge`, … (the built-in
     judges above are registered by the time anyone can call this)."""
     prefix, _, rest = spec.strip().partition(":")
     factory = JUDGE_FACTORIES.get(prefix)
