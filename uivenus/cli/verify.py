@@ -54,8 +54,11 @@ def verify(
                 continue
             result = verify_trace(trajectory, directory, built, vote, k=k, ocr=ocr, pixels=pixels)
             write_trace(directory, result)
-        except (VerifyError, StoreError) as exc:
-            fail(f"{directory.name}: {exc}")
+        except (VerifyError, StoreError) as exc:  # one unreadable episode is reported; the others are judged
+            console.print(f"[red]not verified[/red] {directory.name}: {exc}")
+            outcomes["not verified"] += 1
+            results.append({"episode": directory.name, "error": str(exc)})
+            continue
         labels = Counter(step.label.value for step in result.steps)
         counts = "/".join(str(labels[name]) for name in ("correct", "exploratory", "ineffective", "incorrect"))
         table.add_row(directory.name, trajectory.task.id, result.outcome.value, result.vote.outcome.value, counts,
@@ -63,7 +66,8 @@ def verify(
         outcomes[result.outcome.value] += 1
         results.append({"episode": directory.name, "task": trajectory.task.id, **result.to_dict()})
     console.print(table)
-    console.print(f"{len(results)} episode{'' if len(results) == 1 else 's'} verified: " + ", ".join(f"{n} {o}" for o, n in sorted(outcomes.items())))
+    console.print(f"{len(results)} episode{'' if len(results) == 1 else 's'} verified: "
+                  + ", ".join(f"{n} {o}" for o, n in sorted(outcomes.items())))
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")

@@ -261,6 +261,7 @@ class ActionJudge:
         if count[PointStatus.SATISFIED] == len(points):
             return Verdict(self.name, Vote.SUCCESS, self.BASE + self.SPAN,
                            f"all {len(points)} key points done by the actions or shown on the screens", lines)
+        first = next(c.why for _, c in report if c.status is not PointStatus.SATISFIED)
         return Verdict(self.name, Vote.ABSTAIN, 0.0,
                        f"{count[PointStatus.UNDETERMINED]} of {len(points)} key points cannot be told from the "
-                       "actions or the screens", lines)
+                       f"actions or the screens (first: {first})", lines)
