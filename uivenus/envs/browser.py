@@ -409,10 +409,11 @@ class BrowserEnv(PageActions, EnvBase):
         """Carry out `action` and capture the screen after it; a pointer action's info records what its point hit
         (`HIT_ELEMENT`, one read of the page just before the action)."""
         point = action.point if isinstance(action, _ACTS_ON_POINT) else None
-        hit = None
+        hit: dict[str, Any] | None = None
         if point is not None:
             try:
-                hit = self._live().page.evaluate(_JS_READ_PAGE.source, {"point": [float(point[0]), float(point[1])]})
+                read = self._live().page.evaluate(_JS_READ_PAGE.source, {"point": [float(point[0]), float(point[1])]})
+                hit = read or {"tag": None, "text": ""}  # blank page background: the point hit nothing
             except PlaywrightError:  # the page was being replaced: no record, the action still runs
                 if self._dead():
                     raise
