@@ -20,7 +20,7 @@ could not tell — when no action record names its target and no screen text spe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from uivenus.actions.space import ActionType
@@ -52,14 +52,21 @@ def _q(text: str | None) -> str:
     return repr((text or "")[:50])
 
 
+#: Literals that name a control by its icon, and the words its accessible name uses instead ("the "x"" is the
+#: close button, whose text is "Close").
+ICON_NAMES: Mapping[str, tuple[str, ...]] = {"x": ("close",), "×": ("close",), "✕": ("close",)}
+
+
 def names(target: Target, literal: str) -> bool:
     """The target's text, label or identifying attributes name `literal` (equal, or containing it as words in a
-    text not much longer); a target known not to be a control (a container, blank space) names nothing."""
+    text not much longer; an icon literal also by its accessible name); a target known not to be a control (a
+    container, blank space) names nothing."""
     if target.interactive is False:
         return False
-    for text in (target.text, target.label, target.names):
-        if text and len(text) <= len(literal) + SLACK_CHARS and found_in(literal, [text]):
-            return True
+    for wanted in (literal, *ICON_NAMES.get(literal.strip().casefold(), ())):
+        for text in (target.text, target.label, target.names):
+            if text and len(text) <= len(wanted) + SLACK_CHARS and found_in(wanted, [text]):
+                return True
     return False
 
 
@@ -154,10 +161,29 @@ def _typed(point: KeyPoint, record: _Record, floor: int) -> PointCheck:
     return PointCheck(PointStatus.SATISFIED, f"{point.value!r} typed into {len(fields)} field(s)", last)
 
 
+def _item_names(items: Sequence[str], selected: Iterable[Target]) -> list[str]:
+    """The listed items, with neighbours re-joined where "and" split one name ("Trinidad and Tobago") that a
+    selected element carries whole."""
+    out = list(items)
+    chosen = list(selected)
+    i = 0
+    while i < len(out) - 1:
+        joined = f"{out[i]} and {out[i + 1]}"
+        if any(names(t, joined) for t in chosen):
+            out[i:i + 2] = [joined]
+        else:
+            i += 1
+    return out
+
+
 def _selected(point: KeyPoint, record: _Record, floor: int) -> PointCheck:
     picks = [a for a in _after(record.selects, floor) if a.selected is not None]
     if record.selects and not picks:
         return PointCheck(PointStatus.UNDETERMINED, "which option the selects picked was not recorded")
+    keyed = [a.index for a, focus in record.types if focus is not None and focus.target is not None
+             and focus.target.tag == "select" and (not picks or a.index > picks[-1].index)]
+    if keyed:  # typing into a focused list picks by the letters typed: which option is not on record
+        return PointCheck(PointStatus.UNDETERMINED, f"steps {keyed} typed into a list, which changes its selection")
     toggles = [a for a in _after(record.clicks, floor) if a.target is not None and (
         a.target.role in _TOGGLE_ROLES or (a.target.role is None and any(names(a.target, i) for i in point.targets)))]
     if any(a.target is None for a in _after(record.clicks, floor)) and not (toggles or picks):
@@ -174,8 +200,9 @@ def _selected(point: KeyPoint, record: _Record, floor: int) -> PointCheck:
             on[key] = act.target  # type: ignore[assignment]
     if picks:
         on[picks[-1].selected] = Target(text=picks[-1].selected, role="option")  # type: ignore[index]
-    missing = [i for i in point.targets if not any(names(t, i) for t in on.values())]
-    extra = [k for k, t in on.items() if not any(names(t, i) for i in point.targets)]
+    items = _item_names(point.targets, on.values())
+    missing = [i for i in items if not any(names(t, i) for t in on.values())]
+    extra = [k for k, t in on.items() if not any(names(t, i) for i in items)]
     if missing or extra:
         return PointCheck(PointStatus.CONTRADICTED, f"not selected: {missing or 'none'}; selected but not asked: "
                                                     f"{extra or 'none'}")

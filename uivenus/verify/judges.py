@@ -31,7 +31,7 @@ from uivenus.verify.action_judge import ActionJudge
 from uivenus.verify.base import (
     JUDGE_FACTORIES, Evidence, Judge, StepEvidence, Verdict, VerifyError, Vote, register_judge,
 )
-from uivenus.verify.keypoints import extract_key_points, parse_key_point
+from uivenus.verify.keypoints import Act, KeyPoint, extract_key_points, parse_key_point
 from uivenus.verify.text_evidence import PointStatus, ocr_lines, point_status
 from uivenus.verify.voting import aggregate, as_verdict
 
@@ -40,6 +40,8 @@ __all__ = [
     "SampledJudge", "VlmJudge", "VlmOptions", "collect_verdicts", "parse_verdict_text",
 ]
 
+#: Acts on an element that screen text cannot show done (a typed value can show; a click cannot).
+_ELEMENT_ACTS = frozenset({Act.CLICK, Act.SELECT, Act.FOCUS})
 #: How much of a model's raw answer an abstention keeps as evidence.
 _RAW_CHARS = 2000
 
@@ -110,8 +112,9 @@ def _program_judge(rest: str) -> ProgramJudge:
 
 class OcrJudge:
     """Are the task's key points visibly satisfied on the kept screens? Text evidence only, so it is cautious:
-    success only when every checkable key point shows on the final screen, failure only on a contradiction (a
-    value that never appears, a switch in the opposite state), abstention otherwise. Confidence stays below 1."""
+    success only when every checkable key point shows on the final screen and no act the task asks for (a click,
+    a selection: "press Submit") is left that text cannot show, failure only on a contradiction (a value that never
+    appears, a switch in the opposite state), abstention otherwise. Confidence stays below 1."""
 
     name = "ocr"
     #: Confidence range: 0.5 with the least evidence, up to 0.9 when every key point was checked.
@@ -141,6 +144,15 @@ class OcrJudge:
             return [text.splitlines() for text in evidence.screen_texts]
         return [self._read(image) for image in evidence.screenshots]
 
+    @staticmethod
+    def _status(point: KeyPoint, screens: list[list[str]]) -> tuple[PointStatus, str]:
+        """`point_status`, except that a click, selection or focus asked for is never shown done by text: its
+        target's name on the screen says it can be acted on, not that it was."""
+        status, why = point_status(point, screens)
+        if status is PointStatus.SATISFIED and point.act in _ELEMENT_ACTS:
+            return PointStatus.UNDETERMINED, f"text cannot show the {point.act.value} was done ({why})"
+        return status, why
+
     def judge(self, evidence: Evidence) -> Verdict:
         if not evidence.screenshots and not evidence.screen_texts:
             return _abstain(self.name, "no screens to read")
@@ -151,7 +163,7 @@ class OcrJudge:
         screens = self._screens(evidence)
         if not any(screens[-1]):
             return _abstain(self.name, "no text could be read on the final screen")
-        report = [(point, *point_status(point, screens)) for point in points]
+        report = [(point, *self._status(point, screens)) for point in points]
         lines = tuple(f"{p.text}: {status.value} ({why})" for p, status, why in report)
         count = {status: sum(1 for _, s, _ in report if s is status) for status in PointStatus}
         decided = len(points) - count[PointStatus.UNDETERMINED]
@@ -159,12 +171,14 @@ class OcrJudge:
             confidence = self.BASE + self.SPAN * count[PointStatus.CONTRADICTED] / len(points)
             return Verdict(self.name, Vote.FAILURE, confidence,
                            f"{count[PointStatus.CONTRADICTED]} of {len(points)} key points contradicted", lines)
-        if decided >= self.min_checked and count[PointStatus.SATISFIED] == decided:
+        unseen_acts = [p.text for p, status, _ in report if status is PointStatus.UNDETERMINED and p.act is not None]
+        if decided >= self.min_checked and count[PointStatus.SATISFIED] == decided and not unseen_acts:
             confidence = self.BASE + self.SPAN * decided / len(points)
             return Verdict(self.name, Vote.SUCCESS, confidence,
                            f"{decided} of {len(points)} key points visibly satisfied, none contradicted", lines)
         unsettled = decided - count[PointStatus.SATISFIED]
         why = (f"{unsettled} key points only partly visible or gone at the end" if unsettled
+               else f"text cannot show that {unseen_acts[0]!r} was done" if unseen_acts and decided
                else f"only {decided} of {len(points)} key points can be checked by text")
         return _abstain(self.name, why, *lines)
 

@@ -332,8 +332,8 @@ def _structured(point: KeyPoint, clause: str, inherited: Act | None) -> KeyPoint
     act, rest = _VERBS.get(verb), " ".join(words[1:])
     if clicking is not None and act is not Act.CLICK:  # "Close the dialog by clicking the "x""
         act, rest = Act.CLICK, clicking.group("rest")
-    if act is None:
-        if inherited is None or not words or words[0][0].isupper():
+    if act is None:  # a verb-less clause continues the previous act; a capitalised one only a list of items
+        if inherited is None or not words or (words[0][0].isupper() and inherited is not Act.SELECT):
             return point
         act, rest = inherited, clause
     if act is Act.TYPE:
