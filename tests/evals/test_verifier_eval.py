@@ -133,3 +133,23 @@ def test_eval_verifier_command(data: Path, tmp_path: Path) -> None:
     assert "vote:weighted" in (tmp_path / "verifier_table.md").read_text()
     bad = runner.invoke(_app(eval_verifier), ["--data", str(data), "--vote", "plurality", "--no-progress"])
     assert bad.exit_code == 1 and "unknown voting rule" in bad.output
+
+
+def test_bad_episodes_abstain_or_are_reported_and_the_run_goes_on(data: Path, tmp_path: Path) -> None:
+    import shutil
+
+    run = tmp_path / "miniwob"
+    shutil.copytree(data / "miniwob", run)
+    steps = run / "click-test-2.s0.last_replaced" / "steps.jsonl"
+    steps.write_bytes(steps.read_bytes()[:-40])  # a truncated steps file: episode.json counts more steps
+    shutil.rmtree(run / "click-test-2.s0.reference" / "screens")  # missing screenshots
+    out = tmp_path / "verdicts.json"
+    result = runner.invoke(_app(verify), [str(run), "--judges", "ocr,acts", "--out", str(out), "--no-ocr"])
+    assert result.exit_code == 0, result.output
+    assert "not verified" in result.output and "click-test-2.s0.last_replaced" in result.output
+    written = {r["episode"]: r for r in json.loads(out.read_text())}
+    assert "error" in written["click-test-2.s0.last_replaced"]
+    verdicts = {v["judge"]: v for v in written["click-test-2.s0.reference"]["verdicts"]}
+    assert verdicts["ocr"]["vote"] == "abstain" and verdicts["ocr"]["reason"] == "no screens to read"
+    assert verdicts["acts"]["vote"] == "success"  # the recorded DOM hits still say what the click acted on
+    assert written["click-test-2.s0.truncated"]["outcome"] == "failed"
