@@ -31,7 +31,8 @@ def test_key_points_carry_act_target_role_ordinal_value_and_confirmation() -> No
     assert (both[0].act, both[0].value, both[0].fields, both[0].field) == (Act.TYPE, "yA", 2, "password")
     assert (both[1].act, both[1].targets, both[1].confirm) == (Act.CLICK, ("submit",), True)
     login = extract_key_points('Enter the username "kim" and the password "x1" into the text fields and press login.')
-    assert [(p.act, p.value, p.field) for p in login[:2]] == [(Act.TYPE, "kim", "username"), (Act.TYPE, "x1", "password")]
+    assert [(p.act, p.value, p.field) for p in login[:2]] == [(Act.TYPE, "kim", "username"),
+                                                             (Act.TYPE, "x1", "password")]
     items = extract_key_points("Select AU, gHF2 and click Submit.")
     assert (items[0].act, items[0].targets) == (Act.SELECT, ("AU", "gHF2")) and items[1].confirm
     assert _point("Select nothing and click Submit.").targets == ()

@@ -29,7 +29,7 @@ from uivenus.verify.base import ActRecord, Evidence, Target, Verdict, Vote
 from uivenus.verify.keypoints import ALL_FIELDS, Act, KeyPoint, extract_key_points, key_point_texts, structure_clauses
 from uivenus.verify.text_evidence import PointStatus, found_in, ocr_lines, point_status
 
-__all__ = ["ActionJudge", "PointCheck", "check_point"]
+__all__ = ["ICON_NAMES", "ActionJudge", "PointCheck", "check_point", "names"]
 
 #: A target's text may be this many characters longer than the literal it must contain (a button's icon text, a
 #: label's colon); longer texts are containers that contain everything.

@@ -5,8 +5,8 @@ Each returns a `Verdict` (success or failure with a confidence and the evidence 
 how a judge says "I cannot tell": no checker for the task, no readable state, no literal to look for, an answer
 that does not parse. No judge ever turns "cannot tell" into success.
 
-`judge_from_spec` builds one from its SPEC: `program`, `ocr`, `acts`, `vlm:<policy spec>` with judge options in the policy
-spec's query string, e.g. `vlm:openai:http://127.0.0.1:8000/v1#judge?samples=3&temperature=0.7` (the options
+`judge_from_spec` builds one from its SPEC: `program`, `ocr`, `acts`, `vlm:<policy spec>` with judge options in the
+policy spec's query string, e.g. `vlm:openai:http://127.0.0.1:8000/v1#judge?samples=3&temperature=0.7` (the options
 are taken out before the policy spec is handed on; see `VLM_OPTIONS`).
 """
 
