@@ -12,7 +12,10 @@ selected. Each structured key point (`verify.keypoints`) is checked against them
   wins, a `<select>`'s picked option as the env recorded it);
 - focus: the last field clicked is a field (the nth one when an ordinal is given);
 - order: a "then" point only after the previous one, and the confirming click after the last edit;
-- a point that asks for a state rather than an act is read off the screens as the OCR judge reads it.
+- a point that asks for a state rather than an act is read off the screens as the OCR judge reads it;
+- and what no key point asked for: a click on a destructive control the task does not name ("Delete" where it
+  says archive), a last click that dismissed the pending change ("Cancel", "×"), and — for a task that only states
+  an end state — text typed and never confirmed by a click.
 
 Any contradicted point is a failure; success needs every point satisfied; otherwise the judge abstains with what it
 could not tell — when no action record names its target and no screen text speaks to a point.
@@ -20,16 +23,17 @@ could not tell — when no action record names its target and no screen text spe
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from uivenus.actions.space import ActionType
 from uivenus.verify.acts import ACTING_TYPES
 from uivenus.verify.base import ActRecord, Evidence, Target, Verdict, Vote
-from uivenus.verify.keypoints import ALL_FIELDS, Act, KeyPoint, extract_key_points, key_point_texts, structure_clauses
+from uivenus.verify.keypoints import ALL_FIELDS, Act, KeyPoint, KeyPointKind, extract_key_points, key_point_texts, structure_clauses
 from uivenus.verify.text_evidence import PointStatus, found_in, ocr_lines, point_status
 
-__all__ = ["ICON_NAMES", "ActionJudge", "PointCheck", "check_point", "names"]
+__all__ = ["DESTRUCTIVE", "DISMISSING", "ICON_NAMES", "ActionJudge", "PointCheck", "check_point", "names"]
 
 #: A target's text may be this many characters longer than the literal it must contain (a button's icon text, a
 #: label's colon); longer texts are containers that contain everything.
@@ -227,6 +231,44 @@ def _focused(point: KeyPoint, record: _Record, floor: int) -> PointCheck:
     return PointCheck(PointStatus.SATISFIED, f"step {last.index} focused {_described(last.target)}", last.index)
 
 
+#: Controls that throw a pending change away, and controls that destroy: clicking one the task does not name undoes
+#: or damages the work ("Cancel" on the move dialog, "Delete" where the task said archive).
+DISMISSING = frozenset({"cancel", "close", "discard", "dismiss", "×", "✕", "x"})
+DESTRUCTIVE = frozenset({"delete", "remove", "reset", "erase", "trash", "discard", "uninstall"})
+#: Words by which a task asks for removal or a reset without naming the control ("get rid of", "factory defaults").
+_REMOVAL_WORDS = frozenset({"rid", "restore", "factory", "default", "defaults", "clear", "empty", "wipe"})
+
+
+def _first_word(target: Target) -> str:
+    words = (target.text or target.label).split()
+    return words[0].casefold().strip(".,:!") if words else ""
+
+
+def _episode_checks(instruction: str, record: _Record, stateful: bool, removes: bool) -> list[tuple[str, PointCheck]]:
+    """What the actions did that no key point asked for: a destructive click where the task asks to remove nothing
+    (`removes`: a removal key point), a last click that dismissed the pending change, and (for a task that only
+    states an end state) edits never confirmed by any click."""
+    asked = set(re.findall(r"[^\W_]+|[×✕]", instruction.casefold()))
+    asked |= {name for icon in asked for name in ICON_NAMES.get(icon, ())}
+    removal = removes or bool(asked & _REMOVAL_WORDS) or any(w.startswith(d[:5]) for w in asked for d in DESTRUCTIVE)
+    out = []
+    clicks = [a for a in record.clicks if a.target is not None and a.target.interactive is not False]
+    harmful = None if removal else next(
+        (a for a in clicks if _first_word(a.target) in DESTRUCTIVE), None)  # type: ignore[arg-type]
+    if harmful is not None:
+        out.append(("nothing destroyed that the task does not ask for", PointCheck(
+            PointStatus.CONTRADICTED, f"step {harmful.index} clicked {_described(harmful.target)}")))
+    if clicks and _first_word(clicks[-1].target) in DISMISSING - asked:  # type: ignore[arg-type]
+        last = clicks[-1]
+        out.append(("the last change is kept", PointCheck(
+            PointStatus.CONTRADICTED, f"the last click (step {last.index}) hit {_described(last.target)}")))
+    last_type = max((a.index for a, _ in record.types), default=-1)
+    if stateful and last_type > max((a.index for a in record.clicks), default=-1):
+        out.append(("the edits are confirmed", PointCheck(
+            PointStatus.UNDETERMINED, f"nothing was clicked after the text typed at step {last_type}")))
+    return out
+
+
 _CHECKS: Mapping[Act, Callable[[KeyPoint, _Record, int], PointCheck]] = {
     Act.CLICK: _click, Act.TYPE: _typed, Act.SELECT: _selected, Act.FOCUS: _focused,
 }
@@ -278,6 +320,11 @@ class ActionJudge:
                     status = PointStatus.UNDETERMINED
                 check = PointCheck(status, why)
             report.append((point, check))
+        stateful = all(p.act is None for p in points)
+        removes = any(p.kind is KeyPointKind.REMOVAL for p in points)
+        extra = _episode_checks(evidence.task.instruction, record, stateful, removes)
+        report += [(KeyPoint(text=text), check) for text, check in extra]
+        points = tuple(p for p, _ in report)
         lines = tuple(f"{p.text}: {c.status.value} ({c.why})" for p, c in report)
         count = {status: sum(1 for _, c in report if c.status is status) for status in PointStatus}
         if count[PointStatus.CONTRADICTED]:

@@ -308,16 +308,20 @@ def _items(rest: str) -> tuple[str, ...]:
 
 
 def _typed(point: KeyPoint, clause: str, rest: str) -> KeyPoint:
+    """A type point needs its value quoted ("Write a new note" names no text to type: it stays a state point); a
+    field is named by at most the word or two between the verb and the value ("the username "kim"")."""
     quoted = _quoted(rest)
-    value = quoted[0] if quoted else (rest.split()[0] if rest.split() else None)
+    if not quoted:
+        return point
+    value = quoted[0]
     if value is not None:
         lowered = clause.lower()
         if "upper case" in lowered or "uppercase" in lowered:
             value = value.upper()
         elif "lower case" in lowered or "lowercase" in lowered:
             value = value.lower()
-    before = rest.split('"', 1)[0] if quoted else ""
-    named = [w for w in before.split() if w.lower() not in _GENERIC_FIELD | _FILLER]
+    before = re.split(r'["“\']', rest, maxsplit=1)[0].split()
+    named = [w for w in before if w.lower() not in _GENERIC_FIELD | _FILLER] if len(before) <= 2 else []
     count = _FIELD_COUNT.search(rest)
     fields = 1 if count is None else (2 if count.group("n").lower() == "both" else ALL_FIELDS)
     return replace(point, act=Act.TYPE, value=value, role="field", fields=fields,
