@@ -56,6 +56,7 @@ class Verdict:
     confidence: float = 1.0
     reason: str = ""
     evidence: tuple[str, ...] = ()
+    exact: bool = False  # from an exact check (the task's own checker): voting defers to it where it votes
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "vote", Vote(self.vote))
@@ -68,8 +69,9 @@ class Verdict:
         return self.vote is Vote.ABSTAIN
 
     def to_dict(self) -> dict[str, Any]:
-        return {"judge": self.judge, "vote": self.vote.value, "confidence": self.confidence,
-                "reason": self.reason, "evidence": list(self.evidence)}
+        out = {"judge": self.judge, "vote": self.vote.value, "confidence": self.confidence,
+               "reason": self.reason, "evidence": list(self.evidence)}
+        return {**out, "exact": True} if self.exact else out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Verdict:

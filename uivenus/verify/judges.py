@@ -99,7 +99,7 @@ class ProgramJudge:
         if outcome.passed is None:
             return _abstain(self.name, outcome.reason)
         return Verdict(self.name, Vote.SUCCESS if outcome.passed else Vote.FAILURE, 1.0, outcome.reason,
-                       (f"check {kind}: {outcome.reason}",))
+                       (f"check {kind}: {outcome.reason}",), exact=True)
 
 
 @register_judge("program")
