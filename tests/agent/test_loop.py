@@ -59,6 +59,8 @@ def test_oracle_passes_sandbox_tasks_through_the_loop(request, sandbox_server, t
         assert len(step.info["attempts"]) == 1 and step.info["guard"]["runs"]
         assert set(step.timings) == {"policy_s", "parse_s", "guard_s", "env_s", "record_s"}
         assert step.executed and step.error is None
+        if isinstance(step.action, Click):  # the env records what the click hit, for verifiers without OCR
+            assert step.info["env"]["hit"]["tag"] and "nth" in step.info["env"]["hit"]
 
 
 @pytest.mark.usefixtures("torch_single_thread")
@@ -207,3 +209,32 @@ def test_cli_runs_a_bundled_task_and_prints_the_verdict(tmp_path) -> None:
     bad = CliRunner().invoke(app, ["run", "--task", "sandbox:contacts/nope", "--policy", "oracle",
                                    "--out", str(tmp_path)])
     assert bad.exit_code == 1 and "no sandbox task" in bad.output
+
+
+def test_precheck_flags_and_resends_an_action_before_it_runs(web_env, sandbox_server, tmp_path) -> None:
+    from uivenus.agent.loop import LoopError
+    from uivenus.agent.precheck import PrecheckMode
+    from uivenus.verify.step import StepPrecheck
+
+    spec = get_task("notes/create_note").spec(sandbox_server.base_url, "web")
+    blank = "<think>I open the new note form.</think><action>Click(point=(995, 995))</action>"
+    done = "<think>stop</think><action>Finished(content='done')</action>"
+    with pytest.raises(LoopError, match="needs a precheck"):
+        run_episode(web_env, Script(done), spec, config=LoopConfig(precheck=PrecheckMode.FLAG))
+    # flag: the decision is recorded, the action still runs (and the env records what the click hit)
+    flag = LoopConfig(precheck=PrecheckMode.FLAG)
+    trajectory = run_episode(web_env, Script(blank, done), spec, config=flag, precheck=StepPrecheck.for_env(web_env),
+                             writer=TrajectoryStore(tmp_path).episode("flag", "e", spec))
+    first = read_episode(tmp_path / "flag" / "e").steps[0]
+    (decision,) = first.info["precheck"]
+    assert decision["flagged"] and decision["label"] == "ineffective" and decision["reason"].startswith("missed")
+    assert first.executed and first.info["env"]["hit"] == {"tag": None, "text": ""} and "precheck_s" in first.timings
+    assert trajectory.steps[1].info.get("precheck") is None  # a terminal action is not prechecked
+    # resend: the flagged click goes back to the model with the reason; its new answer is what happens
+    script = Script(blank, done)
+    resend = LoopConfig(precheck=PrecheckMode.RESEND)
+    trajectory = run_episode(web_env, script, spec, config=resend, precheck=StepPrecheck.for_env(web_env))
+    assert len(trajectory.steps) == 1 and isinstance(trajectory.steps[0].action, Finished)
+    assert "was checked and flagged as ineffective" in script.requests[1].messages[-1].text
+    assert [a["response"] for a in trajectory.steps[0].info["attempts"]] == [blank, done]
+    assert trajectory.steps[0].info["precheck"][0]["flagged"] and trajectory.outcome is Outcome.FINISHED

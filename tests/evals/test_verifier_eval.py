@@ -63,22 +63,26 @@ def test_score_counts_abstentions_as_disagreement() -> None:
 
 
 def test_calibration_report(data: Path, tmp_path: Path) -> None:
-    report = calibrate(data, ("program", "ocr"), ("majority", "unanimous", "weighted"), out_dir=tmp_path,
+    report = calibrate(data, ("program", "ocr", "acts"), ("majority", "unanimous", "weighted"), out_dir=tmp_path,
                        progress=False)
-    assert report["n"] == 10 and report["hard_negatives"] == 7
-    assert report["voters"] == ["program", "ocr", "vote:majority", "vote:unanimous", "vote:weighted"]
+    assert report["n"] == 11 and report["hard_negatives"] == 8
+    assert report["voters"] == ["program", "ocr", "acts", "vote:majority", "vote:unanimous", "vote:weighted"]
     program = report["overall"]["program"]  # the checker is the truth here: it must agree everywhere
     assert program["agreement"] == 1.0 and program["false_success_rate"] == 0.0 and program["coverage"] == 1.0
     for voter in report["voters"]:
         metrics = report["overall"][voter]
-        assert metrics["n"] == 10 and metrics["tp"] + metrics["fp"] + metrics["tn"] + metrics["fn"] \
-            + metrics["undecided"] == 10
+        assert metrics["n"] == 11 and metrics["tp"] + metrics["fp"] + metrics["tn"] + metrics["fn"] \
+            + metrics["undecided"] == 11
     assert report["overall"]["vote:unanimous"]["false_success_rate"] <= report["overall"]["ocr"]["false_success_rate"]
     assert {"sandbox/truncated", "sandbox/task_swapped", "sandbox/harmful_appended", "miniwob/reference",
             "miniwob/random_policy"} <= set(report["by_kind"])
     assert report["by_kind"]["miniwob/reference"]["ocr"]["coverage"] == 0.0  # the instruction is on every screen
+    for kind in ("reference", "last_replaced", "truncated"):  # what the clicks hit decides where text cannot
+        acts = report["by_kind"][f"miniwob/{kind}"]["acts"]
+        assert acts["coverage"] == 1.0 and acts["agreement"] == 1.0, (kind, acts)
+    assert report["overall"]["acts"]["false_success_rate"] == 0.0
     stored = json.loads(Path(report["report_path"]).read_text())
-    assert stored["overall"] == report["overall"] and len(stored["records"]) == 10
+    assert stored["overall"] == report["overall"] and len(stored["records"]) == 11
     table = Path(report["table_path"]).read_text()
     assert "| sandbox/harmful_appended | 1 (0/1) |" in table and table == format_table(report) + "\n"
     assert Path(report["plot_path"]).stat().st_size > 0
@@ -105,7 +109,7 @@ def test_verify_command_writes_verdicts_beside_the_run(data: Path, tmp_path: Pat
     result = runner.invoke(_app(verify), [str(data / "miniwob"), "--judges", "program,ocr", "--vote", "unanimous",
                                           "--out", str(out), "--no-ocr"])
     assert result.exit_code == 0, result.output
-    assert "3 episodes verified" in result.output
+    assert "4 episodes verified" in result.output
     written = {r["episode"]: r for r in json.loads(out.read_text())}
     assert written["click-test-2.s0.reference"]["outcome"] == "success"
     assert written["click-test-2.s0.last_replaced"]["outcome"] == "failed"
@@ -121,8 +125,31 @@ def test_eval_verifier_command(data: Path, tmp_path: Path) -> None:
                                                  "--vote", "majority,weighted", "--out", str(tmp_path),
                                                  "--no-progress"])
     assert result.exit_code == 0, result.output
-    assert "3 labelled episodes (1 success, 2 failure; 2 hard negatives)" in result.output
+    assert "4 labelled episodes (1 success, 3 failure; 3 hard negatives)" in result.output
+    held_out = runner.invoke(_app(eval_verifier), ["--data", str(data / "miniwob"), "--split", "held_out",
+                                                   "--no-progress"])
+    assert held_out.exit_code == 1 and "no labelled episodes of split 'held_out'" in held_out.output
     assert "miniwob/last_replaced" in result.output
     assert "vote:weighted" in (tmp_path / "verifier_table.md").read_text()
     bad = runner.invoke(_app(eval_verifier), ["--data", str(data), "--vote", "plurality", "--no-progress"])
     assert bad.exit_code == 1 and "unknown voting rule" in bad.output
+
+
+def test_bad_episodes_abstain_or_are_reported_and_the_run_goes_on(data: Path, tmp_path: Path) -> None:
+    import shutil
+
+    run = tmp_path / "miniwob"
+    shutil.copytree(data / "miniwob", run)
+    steps = run / "click-test-2.s0.last_replaced" / "steps.jsonl"
+    steps.write_bytes(steps.read_bytes()[:-40])  # a truncated steps file: episode.json counts more steps
+    shutil.rmtree(run / "click-test-2.s0.reference" / "screens")  # missing screenshots
+    out = tmp_path / "verdicts.json"
+    result = runner.invoke(_app(verify), [str(run), "--judges", "ocr,acts", "--out", str(out), "--no-ocr"])
+    assert result.exit_code == 0, result.output
+    assert "not verified" in result.output and "click-test-2.s0.last_replaced" in result.output
+    written = {r["episode"]: r for r in json.loads(out.read_text())}
+    assert "error" in written["click-test-2.s0.last_replaced"]
+    verdicts = {v["judge"]: v for v in written["click-test-2.s0.reference"]["verdicts"]}
+    assert verdicts["ocr"]["vote"] == "abstain" and verdicts["ocr"]["reason"] == "no screens to read"
+    assert verdicts["acts"]["vote"] == "success"  # the recorded DOM hits still say what the click acted on
+    assert written["click-test-2.s0.truncated"]["outcome"] == "failed"

@@ -474,3 +474,41 @@ def test_generated_tokens_get_the_same_masks_as_the_teacher_forced_reply(run, pr
     junk = processor.tokenizer("I will click it<|im_end|>", add_special_tokens=False)["input_ids"]
     malformed = encode_completion(processor, prompt, junk, sample)
     assert malformed.spans.assistant[forced.prompt_length:].all() and not malformed.spans.action.any()
+
+
+def test_verification_rewards_give_a_failed_trajectory_lower_advantages(run, tmp_path: Path) -> None:
+    """Stage II with `reward_from: verification`: replying with the recorded action of a step labelled correct in a
+    SUCCESS trajectory earns a positive advantage; the same reply to the same step of a FAILED trajectory (its step
+    labelled incorrect) a negative one, below it."""
+    import shutil
+
+    import torch
+
+    from uivenus.train.losses import group_advantages
+    from uivenus.train.rl import RLConfig, RLLoss
+    from uivenus.train.sampling import Rollout
+    from uivenus.train.sources import SourceSpec
+
+    run_dir, _ = run
+    judged = tmp_path / "judged"
+    for name, outcome, label in (("good", "success", "correct"), ("bad", "failed", "incorrect")):
+        shutil.copytree(run_dir / "a-success", judged / name)
+        steps = len(read_episode(judged / name).steps)
+        write_verdicts(judged / name, {"trace": {"outcome": outcome}},
+                       labels={i: {"step_label": label} for i in range(steps)})
+    keep = VerdictPolicy(failed=1.0, drop_steps=())
+    samples = {s.id: s for s in trajectory_samples(judged, keep)}
+    good, bad = samples["judged/good/0"], samples["judged/bad/0"]
+    assert good.meta["verification"] == {"step_label": "correct", "outcome": "success"}
+    assert bad.meta["verification"] == {"step_label": "incorrect", "outcome": "failed"}
+    wrong = "<think>scroll</think>\n<action>Scroll(direction='down')</action>"
+    config = dict(model="unused", sources=(SourceSpec("trajectories", {"run_dir": str(judged)}),))
+    advantages = {}
+    for reward_from in ("reference", "verification"):
+        loss = RLLoss(RLConfig(**config, reward_from=reward_from), processor=None)
+        totals = [loss.reward(Rollout(sample, None, (), text)).total  # type: ignore[arg-type]
+                  for sample in (good, bad) for text in (sample.target, wrong)]
+        advantages[reward_from] = group_advantages(torch.tensor(totals), 2).tolist()
+    copy_good, _, copy_bad, _ = advantages["verification"]  # the advantage of repeating the recorded action
+    assert copy_good > 0 > copy_bad
+    assert advantages["reference"][0] == advantages["reference"][2] > 0  # the reference alone cannot tell them apart

@@ -230,3 +230,13 @@ def test_vote_rewards_never_pay_unknown_as_success() -> None:
     tie = [Verdict("a", Vote.SUCCESS), Verdict("b", Vote.FAILURE)]
     assert vote_reward(aggregate(tie, "majority")) == 0.0
     assert vote_reward(aggregate([Verdict("a", Vote.SUCCESS), abstain], "majority")) == 1.0
+
+
+def test_verification_value_signs_steps_by_label_and_outcome() -> None:
+    from uivenus.verify.rewards import verification_value
+
+    assert verification_value("correct", "success") == 1.0
+    assert verification_value("incorrect", "failed") == -1.0
+    assert verification_value(None, "failed") == -1.0 and verification_value("exploratory", None) == 0.2
+    assert verification_value(None, "unknown") is None and verification_value(None, None) is None
+    assert verification_value("correct", "partial") < verification_value("correct", "success")

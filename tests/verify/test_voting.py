@@ -125,3 +125,17 @@ def test_bad_rule_and_threshold_are_errors() -> None:
 def test_result_serialises() -> None:
     data = aggregate(votes(S, F, F, A), "majority").to_dict()
     assert data["outcome"] == "failure" and data["counts"] == {"success": 1, "failure": 2, "abstain": 1}
+
+
+def test_an_exact_check_is_not_outvoted_by_estimating_judges() -> None:
+    from uivenus.verify.base import Verdict, Vote
+    from uivenus.verify.voting import Decision, aggregate
+
+    program = Verdict("program", Vote.FAILURE, 1.0, "checker: not done", exact=True)
+    estimates = [Verdict("ocr", Vote.SUCCESS, 0.9), Verdict("acts", Vote.SUCCESS, 0.9)]
+    for rule in ("majority", "weighted", "unanimous"):
+        result = aggregate([program, *estimates], rule)
+        assert result.outcome is Decision.FAILURE and "exact checks decide" in result.reason
+    abstaining = Verdict("program", Vote.ABSTAIN, 0.0, "no checker")
+    assert aggregate([abstaining, *estimates], "majority").outcome is Decision.SUCCESS  # they decide without one
+    assert Verdict.from_dict(program.to_dict()) == program

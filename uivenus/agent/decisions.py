@@ -2,8 +2,9 @@
 
 Each stage of a step returns a frozen record: `Scanned` (the injection flags the guard found on the screen),
 `Asked` (the policy's action in the model frame, or the error that left the step without one), `Placed` (the
-action in screen pixels, or the CoordinateError), `Reviewed` (the guard's decision) and `Executed` (the env's
-result, or the error it raised). `Decided` gathers them; the recorded `Step`'s fields, the feedback the model
+action in screen pixels, or the CoordinateError), `Prechecked` (the step verifier's decisions before the action
+runs, when the loop has a precheck), `Reviewed` (the guard's decision) and `Executed` (the env's result, or the
+error it raised). `Decided` gathers them; the recorded `Step`'s fields, the feedback the model
 hears on the next step and how the episode goes on (`StepEnd`) are each derived from it here, in one place.
 """
 
@@ -19,6 +20,7 @@ from uivenus.actions.points import iter_points
 from uivenus.actions.space import Action, Answer, CallUser, Finished
 from uivenus.agent.policies.base import PolicyError
 from uivenus.agent.injection import InjectionFlag
+from uivenus.agent.precheck import Prechecked
 from uivenus.agent.safety import GuardDecision
 from uivenus.envs.base import EnvError, Observation, OffScreenError, PlatformMismatchError, StepResult
 from uivenus.records import Outcome
@@ -111,6 +113,7 @@ class Decided:
     scanned: Scanned
     asked: Asked
     placed: Placed | None = None
+    prechecked: Prechecked | None = None
     reviewed: Reviewed | None = None
     executed: Executed | None = None
 
@@ -156,13 +159,16 @@ class Decided:
         return self.terminal is not None
 
     def timings(self, record_s: float) -> dict[str, float]:
-        return {
+        timings = {
             "policy_s": self.asked.policy_s,
             "parse_s": self.asked.parse_s + (self.placed.seconds if self.placed is not None else 0.0),
             "guard_s": self.scanned.seconds + (self.reviewed.seconds if self.reviewed is not None else 0.0),
             "env_s": self.executed.seconds if self.executed is not None else 0.0,
             "record_s": record_s,
         }
+        if self.prechecked is not None:
+            timings["precheck_s"] = self.prechecked.seconds
+        return timings
 
     def info(self) -> dict[str, Any]:
         info: dict[str, Any] = {"url": self.observation.url, "app": self.observation.app,
@@ -170,6 +176,8 @@ class Decided:
                                 "feedback": self.feedback, "attempts": [dict(a) for a in self.asked.attempts]}
         if self.asked.action is not None:
             info["model_action"] = self.asked.action.to_dict()
+        if self.prechecked is not None:
+            info["precheck"] = [decision.to_dict() for decision in self.prechecked.decisions]
         if self.reviewed is not None:
             info["guard"] = self.reviewed.decision.to_dict()
         result = self.executed.result if self.executed is not None else None

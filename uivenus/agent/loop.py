@@ -7,7 +7,8 @@ screen pixels, error, guard decision, injection flags, timings — so a killed r
 
 One step is a small pipeline whose stages each return a frozen record of what they decided: `scan` (injection
 flags: `Scanned`), `ask` (the policy's action, re-asking after bad replies: `Asked`), `place` (model frame to
-screen pixels: `Placed`), `review` (the guard: `Reviewed`) and `execute` (the env: `Executed`); a stage runs only
+screen pixels: `Placed`), `prechecked` (the step verifier before the action runs, with `--precheck`: `Prechecked`),
+`review` (the guard: `Reviewed`) and `execute` (the env: `Executed`); a stage runs only
 while the ones before left an action to take. `Decided` holds them all, and the recorded `Step`, the feedback
 the model hears on the next step and how the episode goes on (`StepEnd`) are each derived from it in one place
 (`uivenus.agent.decisions`).
@@ -48,6 +49,7 @@ from uivenus.actions.values import ActionError
 from uivenus.agent.conversation import Turn, build_messages
 from uivenus.agent.decisions import Asked, Decided, Executed, Placed, Reviewed, Scanned, StepEnd, error_text
 from uivenus.agent.memory import Memory
+from uivenus.agent.precheck import Precheck, PrecheckMode, Prechecked, resend_message
 from uivenus.agent.policies.base import (
     PRESETS, AnswerKey, Message, Mode, Policy, PolicyError, PolicyRequest, Sampling, with_answers,
 )
@@ -84,6 +86,7 @@ class LoopConfig:
     max_pixels: int | None = None  # cap on screenshot pixels sent in the relative frame
     prompt_template: Path | None = None  # a navigation template file reproducing a release's wording
     text_key: str | None = None  # record each step's screen text (`Observation.text`) under this `Step.info` key
+    precheck: PrecheckMode = PrecheckMode.OFF  # check each action before it runs (needs a `Precheck` plug)
 
     def __post_init__(self) -> None:
         if self.max_steps is not None and (not isinstance(self.max_steps, int) or self.max_steps < 1):
@@ -93,6 +96,7 @@ class LoopConfig:
         if self.frame not in FRAME_KINDS:
             raise LoopError(f"unknown frame {self.frame!r}; use one of {', '.join(FRAME_KINDS)}")
         object.__setattr__(self, "guard", GuardMode(self.guard))
+        object.__setattr__(self, "precheck", PrecheckMode(self.precheck))
 
     def frame_for(self, size: tuple[int, int]) -> Frame:
         return frame_from_options(self.frame, size[0], size[1], divisor=self.divisor, factor=self.factor)
@@ -104,6 +108,7 @@ class LoopConfig:
     def to_dict(self) -> dict[str, Any]:
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         out["guard"] = self.guard.value
+        out["precheck"] = self.precheck.value
         out["sampling"] = dataclasses.asdict(self.sampling) if self.sampling else None
         out["prompt_template"] = str(self.prompt_template) if self.prompt_template else None
         return out
@@ -140,8 +145,9 @@ def _one_action(actions: tuple[Action, ...]) -> Action:
 
 class _Episode:
     def __init__(self, env: Env, policy: Policy, task: TaskSpec, config: LoopConfig, writer: EpisodeWriter | None,
-                 guard: Guard, memory: Memory, checker: Checker | None) -> None:
+                 guard: Guard, memory: Memory, checker: Checker | None, precheck: Precheck | None = None) -> None:
         self.env, self.policy, self.task, self.config, self.checker = env, policy, task, config, checker
+        self.precheck = precheck if config.precheck is not PrecheckMode.OFF else None
         self.writer, self.guard, self.memory = writer, guard, memory
         self.steps: list[Step] = []
         self.history: list[Turn] = []
@@ -161,6 +167,8 @@ class _Episode:
         if not self.task.instruction and observation.info.get("instruction"):  # known only once the page is up
             self.task = self.task.with_instruction(str(observation.info["instruction"]))
         self.answering = with_answers(self.policy, _answer_key(self.env, self.task, self.checker))
+        if self.precheck is not None:
+            self.precheck.reset()
         budget = self.config.max_steps or self.task.max_steps
         for _ in range(budget):
             result = self.step(observation)
@@ -183,7 +191,8 @@ class _Episode:
         """Scan, ask, place, review, execute: each stage runs only while the ones before left an action to take."""
         scanned = self.scan(observation)
         frame = self.config.frame_for(observation.size)
-        asked = self.ask(self.messages(observation, frame), observation, frame)
+        messages = self.messages(observation, frame)
+        asked = self.ask(messages, observation, frame)
         decided = Decided(observation, self.feedback, scanned, asked)
         if asked.action is None:
             return decided
@@ -191,10 +200,43 @@ class _Episode:
         action = decided.action
         if action is None:
             return decided
+        if self.precheck is not None and not action.is_terminal:
+            decided = self.prechecked(self.precheck, decided, action, messages, frame)
+            action = decided.action
+            if action is None:
+                return decided
         decided = replace(decided, reviewed=self.review(action, observation))
         if decided.stopped or decided.terminal is not None:
             return decided
-        return replace(decided, executed=self.execute(action))
+        executed = self.execute(action)
+        if self.precheck is not None and executed.result is not None:
+            self.precheck.after(executed.result.observation)
+        return replace(decided, executed=executed)
+
+    def prechecked(self, precheck: Precheck, decided: Decided, action: Action, messages: tuple[Message, ...],
+                   frame: Frame) -> Decided:
+        """Ask `precheck` about the placed `action`; in resend mode a flagged one goes back to the model once with
+        the reason, and the new proposal (checked too) replaces it — unless the new reply has no usable action."""
+        started = time.perf_counter()
+        observation = decided.observation
+        first = precheck.before(self.task, observation, action, decided.asked.response, tuple(self.steps))
+        decisions = (first,)
+        if first.flagged and self.config.precheck is PrecheckMode.RESEND:
+            again = (*messages, Message("assistant", (decided.asked.response or "",)), resend_message(action, first))
+            asked = self.ask(again, observation, frame)
+            merged = replace(asked, attempts=decided.asked.attempts + asked.attempts,
+                             policy_s=decided.asked.policy_s + asked.policy_s,
+                             parse_s=decided.asked.parse_s + asked.parse_s)
+            if asked.fatal:
+                return replace(decided, asked=merged, placed=None,
+                               prechecked=Prechecked(decisions, time.perf_counter() - started))
+            placed = self.place(asked.action, frame) if asked.action is not None else None
+            if placed is not None and placed.action is not None:
+                decided = replace(decided, asked=merged, placed=placed)
+                if not placed.action.is_terminal:
+                    decisions += (precheck.before(self.task, observation, placed.action, asked.response,
+                                                       tuple(self.steps)),)
+        return replace(decided, prechecked=Prechecked(decisions, time.perf_counter() - started))
 
     def scan(self, observation: Observation) -> Scanned:
         started = time.perf_counter()
@@ -329,18 +371,24 @@ def run_episode(
     writer: EpisodeWriter | None = None,
     guard: Guard | None = None,
     memory: Memory | None = None,
+    precheck: Precheck | None = None,
 ) -> Trajectory:
     """Reset `env` to `task` and let `policy` act until the episode ends; steps go to `writer` as they happen.
 
     `guard` defaults to `Guard(config.guard)` (in confirm mode nobody is asked, so consequential actions are
-    declined); `memory` defaults to an empty one. The task's checker comes from the one check registry
-    (`uivenus.envs.checks`); a check kind without one raises `UnknownCheckKind` before the env is reset. The writer
-    is finished here. An exception that escapes the loop (a bug) finishes the episode as ERROR with its traceback,
+    declined); `memory` defaults to an empty one; `precheck` is the step verifier asked about each action before it
+    runs when `config.precheck` is not "off" (`uivenus.verify.step.StepPrecheck`). The task's checker comes from the
+    one check registry (`uivenus.envs.checks`); a check kind without one raises `UnknownCheckKind` before the env is
+    reset. The writer is finished here. An exception that escapes the loop (a bug) finishes the episode as ERROR with its traceback,
     as `EpisodeWriter` does for any crash; Ctrl-C leaves it INCOMPLETE and resumable. Either way every completed
     step is on disk.
     """
     config = config or LoopConfig()
+    if config.precheck is not PrecheckMode.OFF and precheck is None:
+        raise LoopError(f"LoopConfig.precheck={config.precheck.value!r} needs a precheck to ask, e.g. "
+                        "run_episode(..., precheck=uivenus.verify.step.StepPrecheck(env))")
     with writer if writer is not None else contextlib.nullcontext():
         checker = task_checker(task)  # UnknownCheckKind before anything runs: a task must not lose its verdict
-        episode = _Episode(env, policy, task, config, writer, guard or Guard(config.guard), memory or Memory(), checker)
+        episode = _Episode(env, policy, task, config, writer, guard or Guard(config.guard), memory or Memory(), checker,
+                           precheck)
         return episode.run()

@@ -177,9 +177,11 @@ def run_and_record(
     from uivenus.agent.loop import LoopConfig, run_episode
     from uivenus.agent.memory import Memory, NotesFile, family_of
     from uivenus.agent.policies import policy_from_spec
+    from uivenus.agent.precheck import PrecheckMode
     from uivenus.agent.safety import Guard, decline_all
     from uivenus.envs.registry import make_env
     from uivenus.store import TrajectoryStore
+    from uivenus.verify.step import StepPrecheck
 
     config = config or LoopConfig()
     source, name = _task_source(task) if task else (None, "")
@@ -205,8 +207,9 @@ def run_and_record(
         episode_id = spec.id.replace("/", "_")
         writer = store.episode(run_id, episode_id, spec, {"env": env_spec, "policy": policy_spec})
         shown = StepPrinter(writer, on_step) if on_step is not None else writer
+        precheck = StepPrecheck.for_env(env) if config.precheck is not PrecheckMode.OFF else None
         trajectory = run_episode(env, policy, spec, config=config, writer=shown, guard=guard,
-                                 memory=Memory(notes_file=notes, task_id=spec.id))
+                                 memory=Memory(notes_file=notes, task_id=spec.id), precheck=precheck)
     return writer.directory, trajectory
 
 
@@ -229,12 +232,19 @@ def run(
     images_in_history: int = typer.Option(3, "--images-in-history", min=0, help="Past screenshots kept."),
     notes: Path = typer.Option(None, "--notes", help="Keep TakeNote notes across episodes in this directory."),
     user: str = typer.Option("default", "--user", help="Whose notes (with --notes)."),
+    precheck: str = typer.Option("off", "--precheck", help="Check each action before it runs: off, flag (record "
+                                                            "the step verifier's decision) or resend (send a flagged "
+                                                            "action back to the model once, with the reason)."),
 ) -> None:
     """Run the agent on one task, record every step under --out, print the steps and the checker's verdict."""
     from uivenus.agent.loop import LoopConfig
+    from uivenus.agent.precheck import PrecheckMode
 
+    if precheck not in {mode.value for mode in PrecheckMode}:
+        fail(f"--precheck must be one of {', '.join(mode.value for mode in PrecheckMode)}, got {precheck!r}")
     config = LoopConfig(max_steps=max_steps, frame=frame, divisor=divisor, factor=factor, guard=guard,
-                        thinking=thinking, max_reasks=max_reasks, images_in_history=images_in_history)
+                        thinking=thinking, max_reasks=max_reasks, images_in_history=images_in_history,
+                        precheck=PrecheckMode(precheck))
     directory, trajectory = run_and_record(
         policy_spec=policy, out=out, instruction=instruction, env_spec=env, task=task, url=url, config=config,
         confirm=ask_on_terminal, run_id=run_id, notes_dir=notes, user=user, on_step=console.print)

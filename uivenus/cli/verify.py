@@ -22,7 +22,8 @@ def _split(text: str) -> list[str]:
 
 def verify(
     run_dir: Path = typer.Argument(..., help="A run directory (or one episode directory) of the trajectory store."),
-    judges: str = typer.Option("program,ocr", help="Judge SPECs, comma-separated: program, ocr, vlm:<policy spec>."),
+    judges: str = typer.Option("program,ocr,acts", help="Judge SPECs, comma-separated: program, ocr, acts, "
+                                                        "vlm:<policy spec>."),
     vote: str = typer.Option("majority", help="Voting rule over the judges: majority, unanimous or weighted."),
     out: Path = typer.Option(None, help="Also write every episode's verdict to this JSON file."),
     k: int = typer.Option(4, min=2, help="Key screenshots kept per episode (the first and final included)."),
@@ -53,8 +54,11 @@ def verify(
                 continue
             result = verify_trace(trajectory, directory, built, vote, k=k, ocr=ocr, pixels=pixels)
             write_trace(directory, result)
-        except (VerifyError, StoreError) as exc:
-            fail(f"{directory.name}: {exc}")
+        except (VerifyError, StoreError) as exc:  # one unreadable episode is reported; the others are judged
+            console.print(f"[red]not verified[/red] {directory.name}: {exc}")
+            outcomes["not verified"] += 1
+            results.append({"episode": directory.name, "error": str(exc)})
+            continue
         labels = Counter(step.label.value for step in result.steps)
         counts = "/".join(str(labels[name]) for name in ("correct", "exploratory", "ineffective", "incorrect"))
         table.add_row(directory.name, trajectory.task.id, result.outcome.value, result.vote.outcome.value, counts,
@@ -62,7 +66,8 @@ def verify(
         outcomes[result.outcome.value] += 1
         results.append({"episode": directory.name, "task": trajectory.task.id, **result.to_dict()})
     console.print(table)
-    console.print(f"{len(results)} episode{'' if len(results) == 1 else 's'} verified: " + ", ".join(f"{n} {o}" for o, n in sorted(outcomes.items())))
+    console.print(f"{len(results)} episode{'' if len(results) == 1 else 's'} verified: "
+                  + ", ".join(f"{n} {o}" for o, n in sorted(outcomes.items())))
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
@@ -71,12 +76,18 @@ def verify(
 
 def eval_verifier(
     data: Path = typer.Option(..., help="The labelled set: a store root (or run directory) of labelled episodes."),
-    judges: str = typer.Option("program,ocr", help="Judge SPECs, comma-separated: program, ocr, vlm:<policy spec>."),
+    judges: str = typer.Option("program,ocr,acts", help="Judge SPECs, comma-separated: program, ocr, acts, "
+                                                        "vlm:<policy spec>."),
     vote: str = typer.Option("majority,unanimous,weighted", help="Voting rules to score, comma-separated."),
     out: Path = typer.Option(None, help="Directory for the report, table and plot (default: DATA/calibration)."),
     build: bool = typer.Option(False, "--build", help="First record the labelled set into DATA (resumable)."),
     tasks: str = typer.Option(None, help="With --build: sandbox task ids, comma-separated (default: six apps)."),
     miniwob_seeds: int = typer.Option(4, min=0, help="With --build: seeded episodes per MiniWoB task and kind."),
+    miniwob_tasks: str = typer.Option(None, help="With --build: MiniWoB tasks, comma-separated (default: all 16 "
+                                                 "with an oracle)."),
+    sandbox: bool = typer.Option(True, "--sandbox/--no-sandbox", help="With --build: record the sandbox part."),
+    seed: int = typer.Option(0, help="With --build: the first seed (MiniWoB episodes use seed, seed+1, ...)."),
+    split: str = typer.Option(None, help="Score only episodes of this split (dev or held_out MiniWoB tasks)."),
     k: int = typer.Option(4, min=2, help="Key screenshots kept per episode (the first and final included)."),
     pixels: bool = typer.Option(False, "--pixels", help="Text judges OCR the kept screenshots, not recorded text."),
     limit: int = typer.Option(None, min=1, help="Score only this many episodes, in turn from each kind (slow judges)."),
@@ -91,14 +102,16 @@ def eval_verifier(
 
     try:
         if build:
-            plan = BuildPlan(tasks=tuple(_split(tasks)) if tasks else None, miniwob_seeds=miniwob_seeds)
-            summary = build_dataset(data, plan, progress=progress)
+            chosen = {"miniwob_tasks": tuple(_split(miniwob_tasks))} if miniwob_tasks else {}
+            plan = BuildPlan(tasks=tuple(_split(tasks)) if tasks else None, miniwob_seeds=miniwob_seeds, seed=seed,
+                             **chosen)
+            summary = build_dataset(data, plan, progress=progress, sandbox=sandbox)
             console.print(f"labelled set: {sum(summary.recorded.values())} recorded, {summary.skipped} already there, "
                           f"{len(summary.failed)} failed")
             for failure in summary.failed:
                 console.print(f"[yellow]failed:[/yellow] {failure}")
         report = calibrate(data, _split(judges), _split(vote), out_dir=out or data / "calibration", k=k,
-                           pixels=pixels, limit=limit, progress=progress)
+                           pixels=pixels, limit=limit, split=split, progress=progress)
     except (VerifyError, DataBuildError, EnvError, LookupError) as exc:
         fail(str(exc))
     console.print(format_table(report))

@@ -29,10 +29,11 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from uivenus.actions.space import (
-    Action, ActionSequence, Launch, LaunchApp, LongPress, PressBack, PressHome, PressRecent, Wait,
+    Action, ActionSequence, Click, DoubleClick, Launch, LaunchApp, LongPress, PressBack, PressHome, PressRecent,
+    RightClick, SelectOption, TripleClick, Wait,
 )
 from uivenus.envs.base import (
-    FOCUSED_ELEMENT, EnvBase, EnvCrashedError, EnvError, Observation, PlatformMismatchError, SetupError,
+    FOCUSED_ELEMENT, HIT_ELEMENT, EnvBase, EnvCrashedError, EnvError, Observation, PlatformMismatchError, SetupError,
 )
 from uivenus.envs.browser_actions import BrowserActionError, PageActions, Session
 from uivenus.envs.browser_config import MODES, BrowserConfig
@@ -61,6 +62,8 @@ _SLACK_S = 1.0
 # --- fixed page scripts (envs/js/; data goes in as arguments, never as code) ----------------------
 
 _JS_READ_PAGE = page_script("uivenus.envs", "read_page.js")
+#: Actions that act on the element under their point (what `HIT_ELEMENT` records).
+_ACTS_ON_POINT = (Click, DoubleClick, TripleClick, RightClick, LongPress, SelectOption)
 _JS_WATCH_TABS = page_script("uivenus.envs", "watch_tabs.js")
 _JS_SETTLE = page_script("uivenus.envs", "settle.js")
 _JS_HAS_APP = page_script("uivenus.envs", "has_app.js")
@@ -465,7 +468,20 @@ class BrowserEnv(PageActions, EnvBase):
         return info
 
     def _perform_and_capture(self, action: Action) -> tuple[dict[str, Any], Observation]:
+        """Carry out `action` and capture the screen after it; a pointer action's info records what its point hit
+        (`HIT_ELEMENT`, one read of the page just before the action)."""
+        point = action.point if isinstance(action, _ACTS_ON_POINT) else None
+        hit: dict[str, Any] | None = None
+        if point is not None:
+            try:
+                read = self._live().page.evaluate(_JS_READ_PAGE.source, {"point": [float(point[0]), float(point[1])]})
+                hit = read or {"tag": None, "text": ""}  # blank page background: the point hit nothing
+            except PlaywrightError:  # the page was being replaced: no record, the action still runs
+                if self._dead():
+                    raise
         info = self._perform(action)
+        if hit is not None:
+            info = {**info, HIT_ELEMENT: hit}
         return info, self._capture()
 
 

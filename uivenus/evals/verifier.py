@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from uivenus.evals.verifier_data import PERTURBATION_KEY, TRUTH_KEY
+from uivenus.evals.verifier_data import PERTURBATION_KEY, SPLIT_KEY, TRUTH_KEY
 from uivenus.records import Trajectory
 from uivenus.store import StoreError, episode_dirs, is_episode_dir, list_runs, read_episode
 from uivenus.verify.base import Judge, VerifyError
@@ -176,14 +176,15 @@ def _outcome_counts(records: Sequence[Mapping[str, Any]], rules: Sequence[str]) 
     return {name: {rule: dict(counts) for rule, counts in group.items()} for name, group in sorted(out.items())}
 
 
-def calibrate(data_dir: str | Path, judges: Sequence[str | Judge] = ("program", "ocr"),
+def calibrate(data_dir: str | Path, judges: Sequence[str | Judge] = ("program", "ocr", "acts"),
               rules: Sequence[str] = ("majority", "unanimous", "weighted"), *, out_dir: str | Path | None = None,
               k: int = 4, ocr: bool = True, pixels: bool = False, limit: int | None = None,
-              progress: bool = True) -> dict[str, Any]:
+              split: str | None = None, progress: bool = True) -> dict[str, Any]:
     """Score `judges` and the voting `rules` over them on the labelled set at `data_dir`; with `out_dir`, write
     the report (JSON), a Markdown table and a plot there. `pixels` makes text judges OCR the kept screenshots
     instead of reading the recorded screen text; `limit` scores only that many episodes, taken in turn from each
-    source/kind in a seeded shuffled order (a balanced subset, for slow judges)."""
+    source/kind in a seeded shuffled order (a balanced subset, for slow judges); `split` scores only the episodes
+    whose metadata names that split ("held_out": the MiniWoB tasks no judge was developed on)."""
     unknown = [r for r in rules if r not in RULES]
     if unknown:
         raise VerifyError(f"unknown voting rule(s) {unknown}; use {', '.join(RULES)}")
@@ -197,13 +198,17 @@ def calibrate(data_dir: str | Path, judges: Sequence[str | Judge] = ("program", 
     if not episodes:
         raise VerifyError(f"{data_dir} holds no labelled episodes (none carries metadata['truth']); build them with "
                           "uivenus.evals.verifier_data.build_dataset or `uivenus eval verifier --build`")
+    if split is not None:
+        episodes = [e for e in episodes if e.trajectory.metadata.get(SPLIT_KEY) == split]
+        if not episodes:
+            raise VerifyError(f"{data_dir} holds no labelled episodes of split {split!r}")
     if limit is not None and limit < len(episodes):
         episodes = _spread(episodes, limit)
     started = time.perf_counter()
     records = [_decisions(built, rules, episode, k, ocr, pixels) for episode in _progress(episodes, progress)]
     voters = [*names, *(RULE_PREFIX + r for r in rules)]
     report = {
-        "data_dir": str(data_dir), "judges": names, "rules": list(rules), "voters": voters, "k": k,
+        "data_dir": str(data_dir), "split": split, "judges": names, "rules": list(rules), "voters": voters, "k": k,
         "screen_text": "ocr of the kept screenshots" if pixels else "recorded (else ocr)",
         "n": len(records), "skipped": skipped, "seconds": round(time.perf_counter() - started, 1),
         "truth": {"success": sum(r["truth"] == "success" for r in records),

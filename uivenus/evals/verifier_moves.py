@@ -177,9 +177,117 @@ def _mw_enter_text(env: Any, utterance: str) -> Iterator[Action]:
     yield Click(point=_centre(_find(env, ("BUTTON",), "Submit")[0]))
 
 
-#: MiniWoB oracles: (env after reset, utterance) -> the correct actions, read off `core.getDOMInfo()`.
+def _mw_enter_text_2(env: Any, utterance: str) -> Iterator[Action]:
+    text = _quoted(utterance)
+    yield Click(point=_centre(_find(env, ("INPUT_text",))[0]))
+    yield Type(content=text.upper() if "upper case" in utterance else text.lower())
+    yield Click(point=_centre(_find(env, ("BUTTON",), "Submit")[0]))
+
+
+def _mw_click_dialog_2(env: Any, utterance: str) -> Iterator[Action]:
+    label = _quoted(utterance)
+    buttons = [n for n in _find(env, ("BUTTON",)) if n.get("text") == label]
+    if not buttons and label.lower() == "x":  # the title bar's close button has no visible text
+        buttons = [n for n in _find(env, ("BUTTON",)) if "titlebar-close" in (n.get("classes") or "")]
+    if not buttons:
+        raise SolverError(f"no dialog button labelled {label!r}")
+    yield Click(point=_centre(buttons[0]))
+
+
+def _labelled_inputs(env: Any, tag: str) -> dict[str, Mapping[str, Any]]:
+    """Each `tag` input inside a LABEL, by the label's text (MiniWoB's checkbox and radio lists)."""
+    out = {}
+    for label in _find(env, ("LABEL",)):
+        children = label.get("children", ())
+        box = next((c for c in children if c.get("tag") == tag), None)
+        text = " ".join(str(c.get("text") or "") for c in children if c.get("tag") == "t").strip()
+        if box is not None and text:
+            out[text] = box
+    return out
+
+
+def _selected_items(utterance: str) -> list[str]:
+    match = re.match(r"Select (.*) and click Submit", utterance)
+    if match is None:
+        raise SolverError(f"cannot read the items of {utterance!r}")
+    body = match.group(1).strip()
+    return [] if body == "nothing" else [item.strip() for item in body.split(",") if item.strip()]
+
+
+def _mw_click_checkboxes(env: Any, utterance: str) -> Iterator[Action]:
+    boxes = _labelled_inputs(env, "INPUT_checkbox")
+    for item in _selected_items(utterance):
+        if item not in boxes:
+            raise SolverError(f"no checkbox labelled {item!r}")
+        yield Click(point=_centre(boxes[item]))
+    yield Click(point=_centre(_find(env, ("BUTTON",), "Submit")[0]))
+
+
+def _mw_click_option(env: Any, utterance: str) -> Iterator[Action]:
+    radios = _labelled_inputs(env, "INPUT_radio")
+    (item,) = _selected_items(utterance)
+    if item not in radios:
+        raise SolverError(f"no option labelled {item!r}")
+    yield Click(point=_centre(radios[item]))
+    yield Click(point=_centre(_find(env, ("BUTTON",), "Submit")[0]))
+
+
+def _mw_click_tab(env: Any, utterance: str) -> Iterator[Action]:
+    match = re.search(r"Tab #\d+", utterance)
+    if match is None:
+        raise SolverError(f"the utterance {utterance!r} names no tab")
+    yield Click(point=_centre(_find(env, ("A",), match.group())[0]))
+
+
+def _mw_enter_password(env: Any, utterance: str) -> Iterator[Action]:
+    for field in _find(env, ("INPUT_password",))[:2]:
+        yield Click(point=_centre(field))
+        yield Type(content=_quoted(utterance))
+    yield Click(point=_centre(_find(env, ("BUTTON",), "Submit")[0]))
+
+
+def _mw_login_user(env: Any, utterance: str) -> Iterator[Action]:
+    username, password = re.findall(r'"([^"]+)"', utterance)[:2]
+    yield Click(point=_centre(_find(env, ("INPUT_text",))[0]))
+    yield Type(content=username)
+    yield Click(point=_centre(_find(env, ("INPUT_password",))[0]))
+    yield Type(content=password)
+    yield Click(point=_centre(_find(env, ("BUTTON",), "Login")[0]))
+
+
+def _mw_focus_text_2(env: Any, utterance: str) -> Iterator[Action]:
+    match = re.search(r"(\d+)(?:st|nd|rd|th)", utterance)
+    if match is None:
+        raise SolverError(f"the utterance {utterance!r} names no ordinal")
+    yield Click(point=_centre(_find(env, ("INPUT_text",))[int(match.group(1)) - 1]))
+
+
+def _mw_click_button_sequence(env: Any, utterance: str) -> Iterator[Action]:
+    yield Click(point=_centre(_find(env, ("BUTTON",), "ONE")[0]))
+    yield Click(point=_centre(_find(env, ("BUTTON",), "TWO")[0]))
+
+
+#: The option texts of the page's <select>.
+_SELECT_OPTIONS_JS = page_script("uivenus.evals", "select_options.js")
+
+
+def _mw_choose_list(env: Any, utterance: str) -> Iterator[Action]:
+    match = re.match(r"Select (.*) from the list and click Submit", utterance)
+    options = page_probe(env, _SELECT_OPTIONS_JS) or []
+    if match is None or match.group(1) not in options:
+        raise SolverError(f"no list option named in {utterance!r} (options {options})")
+    yield SelectOption(index=options.index(match.group(1)), point=_centre(_find(env, ("SELECT",))[0]))
+    yield Click(point=_centre(_find(env, ("BUTTON",), "Submit")[0]))
+
+
+#: MiniWoB oracles: (env after reset, utterance) -> the correct actions, read off `core.getDOMInfo()` (the page's own
+#: element tree: the same facts its reward function checks).
 MINIWOB_SOLVERS: Mapping[str, Callable[[Any, str], Iterator[Action]]] = MappingProxyType({
     "click-test": _mw_click_test, "click-test-2": _mw_click_test_2, "click-button": _mw_click_button,
     "click-link": _mw_click_link, "focus-text": _mw_focus_text, "enter-text": _mw_enter_text,
+    "click-dialog-2": _mw_click_dialog_2, "click-checkboxes": _mw_click_checkboxes,
+    "click-option": _mw_click_option, "click-tab": _mw_click_tab, "enter-password": _mw_enter_password,
+    "login-user": _mw_login_user, "focus-text-2": _mw_focus_text_2,
+    "click-button-sequence": _mw_click_button_sequence, "choose-list": _mw_choose_list,
+    "enter-text-2": _mw_enter_text_2,
 })
-

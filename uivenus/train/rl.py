@@ -2,7 +2,9 @@
 
 For every step sample of the domain's data the policy draws k replies; each is scored against the sample's
 reference action with the action rewards of `uivenus.verify.rewards` (format, type, point-in-box or Gaussian,
-text F1, direction, refusal on negative items); the k rewards become group-normalised advantages (GRPO, or RLOO's
+text F1, direction, refusal on negative items) — with `reward_from: verification`, that agreement is signed and
+scaled by what verification said of the recorded step (its label and the trajectory's trace outcome), so agreeing
+with a step of a failed trajectory is pushed down; the k rewards become group-normalised advantages (GRPO, or RLOO's
 leave-one-out baseline) for a clipped policy-gradient loss, with an optional KL penalty to a frozen reference.
 The ratio is taken against the sampler's own log-probabilities, so a served sampler's drift is clipped too.
 
@@ -11,8 +13,9 @@ The ratio is taken against the sampler's own log-probabilities, so a served samp
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from types import MappingProxyType
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -22,14 +25,15 @@ from uivenus.train.losses import ADVANTAGE_METHODS, KL_ESTIMATORS, clipped_pg_lo
 from uivenus.train.samples import ChatSample, Domain
 from uivenus.train.sampling import Rollout, Sampler, SamplingConfig, batch_prompts, make_sampler, score_rollouts
 from uivenus.train.sources import SourceSpec
+from uivenus.train.sources.trajectories import VERIFICATION_META
 from uivenus.train.trainer import TrainConfig, Trainer, TrainError, load_model, stage_main, stream_for, token_logprobs
 from uivenus.train.weight_sync import weight_sync_for
-from uivenus.verify.rewards import POINT_SCORERS, RewardBreakdown, RewardWeights, action_reward
+from uivenus.verify.rewards import POINT_SCORERS, RewardBreakdown, RewardWeights, action_reward, verification_value
 
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["RLConfig", "RLLoss", "RewardedRollouts", "frozen_model", "is_sharded", "main", "train_rl", "unwrap"]
+__all__ = ["REWARD_SOURCES", "RLConfig", "RLLoss", "RewardedRollouts", "frozen_model", "is_sharded", "main", "train_rl", "unwrap"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,7 @@ class RLConfig(TrainConfig):
     reference: str | None = None
     reward: RewardWeights = RewardWeights()
     point: Literal["gaussian", "box"] = "gaussian"
+    reward_from: Literal["reference", "verification"] = "reference"  # see REWARD_SOURCES
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -70,6 +75,24 @@ class RLConfig(TrainConfig):
         if self.kl_coef < 0 or self.generation_batch < 1:
             raise ConfigError(f"kl_coef must be >= 0 and generation_batch >= 1, got {self.kl_coef}, "
                               f"{self.generation_batch}")
+
+
+def _verified(breakdown: RewardBreakdown, sample: ChatSample) -> RewardBreakdown:
+    """The action reward scaled by what verification said of the recorded step (`verification_value`, in
+    [-1, 1]): agreeing with a correct step of a successful trajectory earns, agreeing with a wrong step of a failed
+    one costs; a sample without verification keeps its action reward."""
+    verdict = sample.meta.get(VERIFICATION_META) or {}
+    value = verification_value(verdict.get("step_label"), verdict.get("outcome"))
+    if value is None:
+        return breakdown
+    return replace(breakdown, total=breakdown.total * value, detail={**breakdown.detail, "verification": value})
+
+
+#: Where a reply's reward comes from (`RLConfig.reward_from`): agreement with the recorded action alone, or that
+#: agreement signed and scaled by the recorded step's verification (step label and trace outcome).
+REWARD_SOURCES: Mapping[str, Callable[[RewardBreakdown, ChatSample], RewardBreakdown]] = MappingProxyType({
+    "reference": lambda breakdown, sample: breakdown, "verification": _verified,
+})
 
 
 @dataclass(frozen=True)
@@ -153,9 +176,14 @@ class RLLoss:
                                          batch_size=config.generation_batch)
         prompts = batch_prompts(self.processor, batch)
         rollouts = tuple(self._sampler.sample(samples, [prompts[i] for i in rows]))
-        rewards = tuple(action_reward(r.text, r.sample.reference, config.reward, point=config.point)
-                        for r in rollouts)
-        return RewardedRollouts(rollouts, rewards, skipped=len(batch.samples) - len(samples))
+        return RewardedRollouts(rollouts, tuple(map(self.reward, rollouts)),
+                                skipped=len(batch.samples) - len(samples))
+
+    def reward(self, rollout: Rollout) -> RewardBreakdown:
+        """The reply's reward: its action reward against the sample's reference, from `config.reward_from`."""
+        config = self.config
+        breakdown = action_reward(rollout.text, rollout.sample.reference, config.reward, point=config.point)
+        return REWARD_SOURCES[config.reward_from](breakdown, rollout.sample)
 
     def loss(self, model: Any, rewarded: RewardedRollouts) -> tuple[torch.Tensor, dict[str, float]]:
         """The clipped policy-gradient loss (+ KL) of rewarded rollouts under the model's current weights."""

@@ -56,6 +56,7 @@ class Verdict:
     confidence: float = 1.0
     reason: str = ""
     evidence: tuple[str, ...] = ()
+    exact: bool = False  # from an exact check (the task's own checker): voting defers to it where it votes
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "vote", Vote(self.vote))
@@ -68,12 +69,43 @@ class Verdict:
         return self.vote is Vote.ABSTAIN
 
     def to_dict(self) -> dict[str, Any]:
-        return {"judge": self.judge, "vote": self.vote.value, "confidence": self.confidence,
-                "reason": self.reason, "evidence": list(self.evidence)}
+        out = {"judge": self.judge, "vote": self.vote.value, "confidence": self.confidence,
+               "reason": self.reason, "evidence": list(self.evidence)}
+        return {**out, "exact": True} if self.exact else out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Verdict:
         return cls(**{**data, "evidence": tuple(data.get("evidence", ()))})
+
+
+@dataclass(frozen=True)
+class Target:
+    """The element an action acted on, as the environment saw it (its DOM/accessibility record, or OCR around the
+    point when there is none): facts, never the agent's words."""
+
+    text: str = ""
+    role: str | None = None  # button, link, tab, field, checkbox, option (from the role attribute or the tag)
+    tag: str | None = None
+    label: str = ""  # the text of its labels (a checkbox's name lives there)
+    names: str = ""  # id, name, placeholder, aria-label: what else identifies a field
+    nth: int | None = None  # its place among the elements of its kind, 1-based
+    interactive: bool | None = None
+    source: str = "dom"  # "dom" | "ocr"
+
+
+@dataclass(frozen=True)
+class ActRecord:
+    """What one step did, from the environment's record: the action type, whether it ran, what its point hit (None:
+    not known) and what it typed or selected."""
+
+    index: int
+    type: str
+    executed: bool
+    terminal: bool = False
+    point: tuple[float, float] | None = None
+    target: Target | None = None
+    typed: str | None = None  # a Type's text
+    selected: str | None = None  # the option text a SelectOption picked, when the env recorded it
 
 
 @dataclass(frozen=True)
@@ -87,9 +119,11 @@ class Evidence:
     final_state: Mapping[str, Any] | None = None  # env.state() after the last step, for programmatic checks
     screen_texts: tuple[str, ...] = ()  # DOM/OCR text of the kept screenshots, when known
     extra: Mapping[str, Any] = field(default_factory=dict)
+    acts: tuple[ActRecord, ...] = ()  # every step's action record, in order (what each action acted on)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "extra", MappingProxyType(dict(self.extra)))
+        object.__setattr__(self, "acts", tuple(self.acts))
 
 
 @dataclass(frozen=True)

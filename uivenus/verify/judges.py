@@ -1,11 +1,12 @@
-"""The built-in judges: programmatic state checks, OCR text evidence, and a VLM through any policy backend.
+"""The built-in judges: programmatic state checks, OCR text evidence, what the actions acted on
+(`verify.action_judge`, registered here as `acts`), and a VLM through any policy backend.
 
 Each returns a `Verdict` (success or failure with a confidence and the evidence used) or abstains. Abstaining is
 how a judge says "I cannot tell": no checker for the task, no readable state, no literal to look for, an answer
 that does not parse. No judge ever turns "cannot tell" into success.
 
-`judge_from_spec` builds one from its SPEC: `program`, `ocr`, `vlm:<policy spec>` with judge options in the policy
-spec's query string, e.g. `vlm:openai:http://127.0.0.1:8000/v1#judge?samples=3&temperature=0.7` (the options
+`judge_from_spec` builds one from its SPEC: `program`, `ocr`, `acts`, `vlm:<policy spec>` with judge options in the
+policy spec's query string, e.g. `vlm:openai:http://127.0.0.1:8000/v1#judge?samples=3&temperature=0.7` (the options
 are taken out before the policy spec is handed on; see `VLM_OPTIONS`).
 """
 
@@ -26,10 +27,11 @@ from uivenus.agent.policies.base import (
     Message, Mode, Policy, PolicyError, PolicyRequest, PolicySpecError, Sampling, policy_from_spec, spec_pairs,
 )
 from uivenus.envs.checks import UnknownCheckKind, checker_for
+from uivenus.verify.action_judge import ActionJudge
 from uivenus.verify.base import (
     JUDGE_FACTORIES, Evidence, Judge, StepEvidence, Verdict, VerifyError, Vote, register_judge,
 )
-from uivenus.verify.keypoints import extract_key_points, parse_key_point
+from uivenus.verify.keypoints import Act, KeyPoint, extract_key_points, parse_key_point
 from uivenus.verify.text_evidence import PointStatus, ocr_lines, point_status
 from uivenus.verify.voting import aggregate, as_verdict
 
@@ -38,6 +40,8 @@ __all__ = [
     "SampledJudge", "VlmJudge", "VlmOptions", "collect_verdicts", "parse_verdict_text",
 ]
 
+#: Acts on an element that screen text cannot show done (a typed value can show; a click cannot).
+_ELEMENT_ACTS = frozenset({Act.CLICK, Act.SELECT, Act.FOCUS})
 #: How much of a model's raw answer an abstention keeps as evidence.
 _RAW_CHARS = 2000
 
@@ -95,7 +99,7 @@ class ProgramJudge:
         if outcome.passed is None:
             return _abstain(self.name, outcome.reason)
         return Verdict(self.name, Vote.SUCCESS if outcome.passed else Vote.FAILURE, 1.0, outcome.reason,
-                       (f"check {kind}: {outcome.reason}",))
+                       (f"check {kind}: {outcome.reason}",), exact=True)
 
 
 @register_judge("program")
@@ -108,8 +112,9 @@ def _program_judge(rest: str) -> ProgramJudge:
 
 class OcrJudge:
     """Are the task's key points visibly satisfied on the kept screens? Text evidence only, so it is cautious:
-    success only when every checkable key point shows on the final screen, failure only on a contradiction (a
-    value that never appears, a switch in the opposite state), abstention otherwise. Confidence stays below 1."""
+    success only when every checkable key point shows on the final screen and no act the task asks for (a click,
+    a selection: "press Submit") is left that text cannot show, failure only on a contradiction (a value that never
+    appears, a switch in the opposite state), abstention otherwise. Confidence stays below 1."""
 
     name = "ocr"
     #: Confidence range: 0.5 with the least evidence, up to 0.9 when every key point was checked.
@@ -139,6 +144,15 @@ class OcrJudge:
             return [text.splitlines() for text in evidence.screen_texts]
         return [self._read(image) for image in evidence.screenshots]
 
+    @staticmethod
+    def _status(point: KeyPoint, screens: list[list[str]]) -> tuple[PointStatus, str]:
+        """`point_status`, except that a click, selection or focus asked for is never shown done by text: its
+        target's name on the screen says it can be acted on, not that it was."""
+        status, why = point_status(point, screens)
+        if status is PointStatus.SATISFIED and point.act in _ELEMENT_ACTS:
+            return PointStatus.UNDETERMINED, f"text cannot show the {point.act.value} was done ({why})"
+        return status, why
+
     def judge(self, evidence: Evidence) -> Verdict:
         if not evidence.screenshots and not evidence.screen_texts:
             return _abstain(self.name, "no screens to read")
@@ -149,7 +163,7 @@ class OcrJudge:
         screens = self._screens(evidence)
         if not any(screens[-1]):
             return _abstain(self.name, "no text could be read on the final screen")
-        report = [(point, *point_status(point, screens)) for point in points]
+        report = [(point, *self._status(point, screens)) for point in points]
         lines = tuple(f"{p.text}: {status.value} ({why})" for p, status, why in report)
         count = {status: sum(1 for _, s, _ in report if s is status) for status in PointStatus}
         decided = len(points) - count[PointStatus.UNDETERMINED]
@@ -157,12 +171,14 @@ class OcrJudge:
             confidence = self.BASE + self.SPAN * count[PointStatus.CONTRADICTED] / len(points)
             return Verdict(self.name, Vote.FAILURE, confidence,
                            f"{count[PointStatus.CONTRADICTED]} of {len(points)} key points contradicted", lines)
-        if decided >= self.min_checked and count[PointStatus.SATISFIED] == decided:
+        unseen_acts = [p.text for p, status, _ in report if status is PointStatus.UNDETERMINED and p.act is not None]
+        if decided >= self.min_checked and count[PointStatus.SATISFIED] == decided and not unseen_acts:
             confidence = self.BASE + self.SPAN * decided / len(points)
             return Verdict(self.name, Vote.SUCCESS, confidence,
                            f"{decided} of {len(points)} key points visibly satisfied, none contradicted", lines)
         unsettled = decided - count[PointStatus.SATISFIED]
         why = (f"{unsettled} key points only partly visible or gone at the end" if unsettled
+               else f"text cannot show that {unseen_acts[0]!r} was done" if unseen_acts and decided
                else f"only {decided} of {len(points)} key points can be checked by text")
         return _abstain(self.name, why, *lines)
 
@@ -171,6 +187,12 @@ class OcrJudge:
 def _ocr_judge(rest: str) -> OcrJudge:
     _no_options("ocr", rest)
     return OcrJudge()
+
+
+@register_judge("acts")
+def _action_judge(rest: str) -> ActionJudge:
+    _no_options("acts", rest)
+    return ActionJudge()
 
 
 # --- VLM judge ----------------------------------------------------------------------------------
@@ -386,7 +408,7 @@ def _vlm_judge(rest: str) -> VlmJudge:
 
 
 def judge_from_spec(spec: str) -> Judge:
-    """Build a judge from its SPEC: `program`, `ocr`, `vlm:openai:http://127.0.0.1:8000/v1#judge`, … (the built-in
+    """Build a judge from its SPEC: `program`, `ocr`, `acts`, `vlm:openai:http://127.0.0.1:8000/v1#judge`, … (the built-in
     judges above are registered by the time anyone can call this)."""
     prefix, _, rest = spec.strip().partition(":")
     factory = JUDGE_FACTORIES.get(prefix)

@@ -1,26 +1,33 @@
 """Key points of a task: what must visibly hold for the task to count as done, taken from the instruction only.
 
-Judges that read the task (WebJudge-style VLM judges, the OCR evidence judge) check each key point separately,
-so a key point must say nothing the instruction does not: the instruction is split into clauses (sentences,
-"and", "then", "but", commas), quoted strings, numbers, e-mail addresses, file names and proper names are kept
-exactly as written, and superlatives ("cheapest", "latest") become sort/filter key points. The optional VLM
-path asks a model for the list and keeps its answer only if it parses strictly and invents no literal.
+Judges that read the task (WebJudge-style VLM judges, the OCR evidence judge, the action judge) check each key
+point separately, so a key point must say nothing the instruction does not: the instruction is split into clauses
+(sentences, "and", "then", "but", commas), quoted strings, numbers, e-mail addresses, file names and proper names
+are kept exactly as written, and superlatives ("cheapest", "latest") become sort/filter key points.
+
+A clause that asks for something done to an element also carries its structure (`structure_clauses`): the act
+(click, type, select, focus), the target literal(s), the role (button, link, tab, field, checkbox, option), the
+ordinal ("the 2nd input"), the value to type and how many fields get it ("both fields"), the field it goes into,
+whether it must follow the previous point ("then") and whether it is the final confirming action (the click after
+the edits). A clause without a verb takes the previous clause's ("Enter the username "a" and the password "b"").
+The optional VLM path asks a model for the list and keeps its answer only if it parses strictly and invents no
+literal.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from types import MappingProxyType
 
 from uivenus.agent.policies.base import Message, Mode, Policy, PolicyRequest, Sampling
 
 __all__ = [
-    "KeyPoint", "KeyPointError", "KeyPointKind", "SUPERLATIVES", "Toggle", "extract_key_points",
-    "key_point_texts", "literal_tokens", "parse_key_point", "parse_vlm_key_points", "vlm_key_points",
-    "VLM_KEY_POINTS_PROMPT",
+    "ALL_FIELDS", "Act", "KeyPoint", "KeyPointError", "KeyPointKind", "ROLE_WORDS", "SUPERLATIVES", "Toggle",
+    "extract_key_points", "key_point_texts", "literal_tokens", "parse_key_point", "parse_vlm_key_points",
+    "structure_clauses", "vlm_key_points", "VLM_KEY_POINTS_PROMPT",
 ]
 
 
@@ -42,12 +49,34 @@ class Toggle:
     state: str  # "on" | "off"
 
 
+class Act(StrEnum):
+    """What a clause asks done to an element."""
+
+    CLICK = "click"  # click / tap / press the target
+    TYPE = "type"  # enter a value into a field
+    SELECT = "select"  # select (check, choose) exactly the listed items
+    FOCUS = "focus"  # put the focus into a field
+
+
+#: `KeyPoint.fields` when the value goes into every field ("all fields", "each field").
+ALL_FIELDS = -1
+
+
 @dataclass(frozen=True)
 class KeyPoint:
     text: str  # the clause exactly as the instruction words it (or the sort/filter statement)
     kind: KeyPointKind = KeyPointKind.STATE
     literals: tuple[str, ...] = ()  # quoted strings, numbers, e-mails, file names, names — verbatim
     toggles: tuple[Toggle, ...] = ()
+    act: Act | None = None  # None: a state the end must show, not an act on an element
+    targets: tuple[str, ...] = ()  # the element(s) acted on, as written; SELECT: every item (none: "nothing")
+    role: str | None = None  # button, link, tab, field, checkbox, option (see ROLE_WORDS)
+    ordinal: int | None = None  # "the 2nd input" -> 2
+    value: str | None = None  # TYPE: what must be typed (case changed as the clause asks)
+    fields: int = 1  # TYPE: how many distinct fields get the value (ALL_FIELDS: every one)
+    field: str | None = None  # TYPE: which field, when named ("username")
+    after_previous: bool = False  # "then": done only after the previous key point's act
+    confirm: bool = False  # the final confirming click, after the edits (type/select) it confirms
 
 
 #: Superlative -> the order it asks for (what a sort/filter key point states; nothing more is inferred).
@@ -96,6 +125,7 @@ _CONNECTORS = re.compile(r"^(?:(?:and|then|but|also|so|after that|afterwards|fin
 #: followed by a lower-case word (a new clause: ", go back …"), not by a name or number ("Ana Lima, 12 Harbor St").
 _SEPARATORS = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“'])|;\s*|,?\s+(?i:then)\s+|\s+(?i:and)\s+|,?\s+(?i:but)\s+"
                          r"|,\s*(?=[a-z])")
+_THEN = re.compile(r"\b(?:then|after that|afterwards|finally)\b", re.IGNORECASE)
 _TOGGLE_AFTER = re.compile(r"^(?:(?:turn|switch|set|keep|leave|toggle)\s+)?(?P<subject>.+?)\s+(?P<state>on|off)$",
                            re.IGNORECASE)
 _TOGGLE_BEFORE = re.compile(r"^(?:turn|switch|toggle)\s+(?P<state>on|off)\s+(?P<subject>.+)$", re.IGNORECASE)
@@ -156,8 +186,9 @@ def literal_tokens(text: str) -> tuple[str, ...]:
 _PROTECTED = re.compile(rf'"[^"]*"|“[^”]*”|(?<!\w)\'[^\']*\'(?!\w)|\([^()]*\)|\d,\d|{_DATE.pattern}')
 
 
-def _clauses(instruction: str) -> list[str]:
-    """Split on separators that lie outside quotes, brackets and digit groupings."""
+def _clause_parts(instruction: str) -> list[tuple[str, bool]]:
+    """Clauses split on separators that lie outside quotes, brackets and digit groupings, each with whether a
+    "then" (or "after that", "finally") led into it."""
     shield = {}
 
     def hide(match: re.Match[str]) -> str:
@@ -166,15 +197,24 @@ def _clauses(instruction: str) -> list[str]:
         return key
 
     masked = _PROTECTED.sub(hide, instruction.strip())
-    parts = _SEPARATORS.split(masked)
-    out = []
-    for part in parts:
+    out: list[tuple[str, bool]] = []
+    position, then = 0, False
+    for separator in [*_SEPARATORS.finditer(masked), None]:
+        part = masked[position:separator.start() if separator else len(masked)]
         for key, original in shield.items():
             part = part.replace(key, original)
+        leading = _CONNECTORS.match(part.strip())
+        ordered = then or bool(leading and _THEN.search(leading.group()))
         part = _CONNECTORS.sub("", part.strip()).strip().rstrip(".;,!?").strip()
         if part:
-            out.append(part)
+            out.append((part, ordered))
+        if separator is not None:
+            position, then = separator.end(), bool(_THEN.search(separator.group()))
     return out
+
+
+def _clauses(instruction: str) -> list[str]:
+    return [text for text, _ in _clause_parts(instruction)]
 
 
 def _toggles(clause: str) -> tuple[Toggle, ...]:
@@ -187,8 +227,8 @@ def _toggles(clause: str) -> tuple[Toggle, ...]:
     return (Toggle(subject=subject, state=match.group("state").lower()),)
 
 
-def parse_key_point(text: str) -> KeyPoint:
-    """Classify one key point and pull out its literals and switches (used on rule-made and model-made points)."""
+def _base_point(text: str) -> KeyPoint:
+    """Kind, literals and switches of one clause (no act structure)."""
     text = text.strip()
     first = text.split(maxsplit=1)[0].lower() if text else ""
     kind = KeyPointKind.REMOVAL if first in _REMOVAL_VERBS else KeyPointKind.STATE
@@ -196,6 +236,152 @@ def parse_key_point(text: str) -> KeyPoint:
         kind = KeyPointKind.SORT_FILTER
     return KeyPoint(text=text, kind=kind, literals=literal_tokens(text),
                     toggles=() if kind is KeyPointKind.SORT_FILTER else _toggles(text))
+
+
+# --- act structure --------------------------------------------------------------------------------
+
+#: Leading verbs of a clause -> the act they ask for.
+_VERBS: Mapping[str, Act] = MappingProxyType({
+    **dict.fromkeys(("click", "tap", "press", "hit", "push", "submit"), Act.CLICK),
+    **dict.fromkeys(("enter", "type", "input", "fill", "write"), Act.TYPE),
+    **dict.fromkeys(("select", "choose", "check", "pick", "tick"), Act.SELECT),
+    **dict.fromkeys(("focus",), Act.FOCUS),
+})
+#: Words naming an element's role -> the role.
+ROLE_WORDS: Mapping[str, str] = MappingProxyType({
+    "button": "button", "buttons": "button", "link": "link", "links": "link", "tab": "tab", "tabs": "tab",
+    "checkbox": "checkbox", "checkboxes": "checkbox", "option": "option", "options": "option", "radio": "option",
+    "field": "field", "fields": "field", "textbox": "field", "textboxes": "field", "input": "field",
+    "inputs": "field", "textarea": "field", "box": "field",
+})
+_ORDINAL_WORDS = MappingProxyType({w: i for i, w in enumerate(
+    "first second third fourth fifth sixth seventh eighth ninth tenth".split(), 1)})
+_ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b|\b(" + "|".join(_ORDINAL_WORDS) + r")\b", re.IGNORECASE)
+_CLICKING = re.compile(r"\b(?:by\s+)?(?:clicking|tapping|pressing)\b(?:\s+on)?\s+(?P<rest>.+)$", re.IGNORECASE)
+_QUOTED_ONE = re.compile(r'"([^"]+)"|“([^”]+)”|(?<!\w)\'([^\']+)\'(?!\w)')
+_FILLER = frozenset("on onto in into at to the a an this that of".split())
+#: Words that describe a field generically (they name no particular field).
+_GENERIC_FIELD = frozenset("the a an text input inputs field fields box boxes textbox textboxes area".split())
+_CUT_TARGET = re.compile(r"\s+(?:from|in|inside|within|on|of)\s+the\b.*$", re.IGNORECASE)
+_FIELD_COUNT = re.compile(r"\b(?P<n>both|all|each|every)\b[^.]*?\b(?:fields|boxes|inputs|textboxes|field|box)\b",
+                          re.IGNORECASE)
+
+
+def _quoted(text: str) -> list[str]:
+    return [next(g for g in m.groups() if g) for m in _QUOTED_ONE.finditer(text)]
+
+
+def _ordinal(text: str) -> int | None:
+    match = _ORDINAL.search(text)
+    if match is None:
+        return None
+    return int(match.group(1)) if match.group(1) else _ORDINAL_WORDS[match.group(2).lower()]
+
+
+def _role(words: Sequence[str]) -> str | None:
+    return next((ROLE_WORDS[w.lower()] for w in words if w.lower() in ROLE_WORDS), None)
+
+
+def _bare_target(rest: str) -> str | None:
+    """The unquoted name of what a click acts on: the object with fillers, ordinals and a leading role word gone
+    ("button ONE" -> "ONE", "Tab #2" -> "#2", "the button" -> None)."""
+    words = [w for w in _CUT_TARGET.sub("", rest).split() if w.lower() not in _FILLER and _ordinal(w) is None]
+    while words and words[0].lower() in ROLE_WORDS and len(words) > 1:
+        words.pop(0)
+    if len(words) == 1 and words[0].lower() in ROLE_WORDS:
+        return None
+    while words and words[-1].lower() in ROLE_WORDS:
+        words.pop()
+    return " ".join(words).strip(" .,") or None
+
+
+def _items(rest: str) -> tuple[str, ...]:
+    """The items a select clause lists ("AU, HF2" -> both; "nothing" -> none)."""
+    rest = _CUT_TARGET.sub("", rest).strip()
+    quoted = _quoted(rest)
+    if quoted:
+        return tuple(quoted)
+    parts = [p.strip(" .") for p in re.split(r",|\s+and\s+|\s+or\s+", rest)]
+    items = [" ".join(w for w in p.split() if w.lower() not in _FILLER) for p in parts]
+    items = [i for i in items if i]
+    return () if [i.lower() for i in items] in (["nothing"], ["none"], ["no items"]) else tuple(items)
+
+
+def _typed(point: KeyPoint, clause: str, rest: str) -> KeyPoint:
+    """A type point needs its value quoted ("Write a new note" names no text to type: it stays a state point); a
+    field is named by at most the word or two between the verb and the value ("the username "kim"")."""
+    quoted = _quoted(rest)
+    if not quoted:
+        return point
+    value = quoted[0]
+    if value is not None:
+        lowered = clause.lower()
+        if "upper case" in lowered or "uppercase" in lowered:
+            value = value.upper()
+        elif "lower case" in lowered or "lowercase" in lowered:
+            value = value.lower()
+    before = re.split(r'["“\']', rest, maxsplit=1)[0].split()
+    named = [w for w in before if w.lower() not in _GENERIC_FIELD | _FILLER] if len(before) <= 2 else []
+    count = _FIELD_COUNT.search(rest)
+    fields = 1 if count is None else (2 if count.group("n").lower() == "both" else ALL_FIELDS)
+    return replace(point, act=Act.TYPE, value=value, role="field", fields=fields,
+                   field=" ".join(named) or None, targets=())
+
+
+def _structured(point: KeyPoint, clause: str, inherited: Act | None) -> KeyPoint:
+    """`point` with the act structure its clause states (or the inherited verb's, for a verb-less clause)."""
+    words = clause.split()
+    verb = words[0].lower().strip(",") if words else ""
+    clicking = _CLICKING.search(clause)
+    act, rest = _VERBS.get(verb), " ".join(words[1:])
+    if clicking is not None and act is not Act.CLICK:  # "Close the dialog by clicking the "x""
+        act, rest = Act.CLICK, clicking.group("rest")
+    if act is None:  # a verb-less clause continues the previous act; a capitalised one only a list of items
+        if inherited is None or not words or (words[0][0].isupper() and inherited is not Act.SELECT):
+            return point
+        act, rest = inherited, clause
+    if act is Act.TYPE:
+        return _typed(point, clause, rest)
+    role = _role(rest.split())
+    ordinal = _ordinal(rest)
+    if act is Act.SELECT:
+        return replace(point, act=act, targets=_items(rest), role=role)
+    if act is Act.FOCUS:
+        return replace(point, act=act, role=role or "field", ordinal=ordinal)
+    quoted = _quoted(rest)
+    target = quoted[0] if quoted else _bare_target(rest)
+    return replace(point, act=act, targets=(target,) if target else (), role=role, ordinal=ordinal)
+
+
+def structure_clauses(clauses: Sequence[tuple[str, bool]]) -> tuple[KeyPoint, ...]:
+    """Key points of `(clause, follows "then")` pairs, in order, with their act structure: a verb-less clause takes
+    the previous clause's act (a select merges into the previous select's items), and a click after edits is the
+    confirming action."""
+    points: list[KeyPoint] = []
+    inherited: Act | None = None
+    for clause, then in clauses:
+        point = _structured(_base_point(clause), clause.strip(), inherited)
+        if point.act is not None:
+            leading = _VERBS.get(clause.split()[0].lower()) if clause.split() else None
+            if leading is None and points and point.act is Act.SELECT and points[-1].act is Act.SELECT:
+                last = points[-1]
+                points[-1] = replace(last, text=f"{last.text} and {clause.strip()}",
+                                     targets=last.targets + point.targets)
+                continue
+            inherited = point.act
+            edited = any(p.act in (Act.TYPE, Act.SELECT) for p in points)
+            point = replace(point, after_previous=then, confirm=point.act is Act.CLICK and edited)
+        points.append(point)
+    for i, point in enumerate(points[:-1]):  # only the last click confirms what came before it
+        if point.confirm:
+            points[i] = replace(point, confirm=False)
+    return tuple(points)
+
+
+def parse_key_point(text: str) -> KeyPoint:
+    """Classify one key point, pull out its literals and switches and its act structure (used on rule-made and
+    model-made points; a verb-less clause has no act here, see `structure_clauses`)."""
+    return structure_clauses([(text, False)])[0] if text.strip() else _base_point(text)
 
 
 def _superlatives(clause: str) -> Iterator[KeyPoint]:
@@ -206,11 +392,11 @@ def _superlatives(clause: str) -> Iterator[KeyPoint]:
 
 
 def extract_key_points(instruction: str) -> tuple[KeyPoint, ...]:
-    """Rule-based key points of `instruction`: one per clause, plus one per superlative."""
+    """Rule-based key points of `instruction`: one per clause (with its act structure), plus one per superlative."""
     points: list[KeyPoint] = []
-    for clause in _clauses(instruction):
-        points.append(parse_key_point(clause))
-        points.extend(_superlatives(clause))
+    for point in structure_clauses(_clause_parts(instruction)):
+        points.append(point)
+        points.extend(_superlatives(point.text))
     return tuple(dict.fromkeys(points))
 
 

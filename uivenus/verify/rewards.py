@@ -32,7 +32,7 @@ __all__ = [
     "Box", "POINT_SCORERS", "Prediction", "ReferenceAction", "RewardBreakdown", "RewardError", "RewardWeights",
     "StepRewards", "TraceRewards", "action_reward", "direction_reward", "format_reward", "gaussian_point_reward",
     "grounding_reward", "point_in_box", "read_prediction", "refusal_reward", "step_reward", "swipe_direction",
-    "text_f1", "text_reward", "trace_reward", "type_reward", "vote_reward",
+    "text_f1", "text_reward", "trace_reward", "type_reward", "verification_value", "vote_reward",
 ]
 
 Box: TypeAlias = tuple[float, float, float, float]  # (x1, y1, x2, y2), same frame as the points scored in it
@@ -88,6 +88,20 @@ def vote_reward(result: VoteResult, rewards: TraceRewards = TraceRewards()) -> f
 
 def step_reward(label: StepLabel | str, rewards: StepRewards = StepRewards()) -> float:
     return float(getattr(rewards, StepLabel(label).value))
+
+
+def verification_value(label: StepLabel | str | None, outcome: TraceOutcome | str | None,
+                       steps: StepRewards = StepRewards(), traces: TraceRewards = TraceRewards()) -> float | None:
+    """What verification says of a recorded step, in [-1, 1] with the default rewards: the mean of its step reward
+    and its trace reward centred between failed (-1) and success (+1); None when neither is known (an unknown
+    outcome says nothing)."""
+    parts = []
+    if label is not None:
+        parts.append(step_reward(label, steps))
+    if outcome is not None and TraceOutcome(outcome) is not TraceOutcome.UNKNOWN:
+        span = traces.success - traces.failed
+        parts.append(2 * (trace_reward(outcome, traces) - traces.failed) / span - 1 if span > 0 else 0.0)
+    return sum(parts) / len(parts) if parts else None
 
 
 # --- pieces of the action reward ----------------------------------------------------------------

@@ -53,6 +53,8 @@ from uivenus.actions.syntax import ParseError
 from uivenus.actions.points import iter_points
 from uivenus.actions.space import Action, ActionType, CallUser, Type
 from uivenus.actions.values import ActionError
+from uivenus.agent.precheck import PrecheckDecision
+from uivenus.envs.base import Observation
 from uivenus.records import Step, TaskSpec, Trajectory
 from uivenus.store import StoreError, screenshot
 from uivenus.verify.base import StepEvidence, StepLabel, Verdict, VerifyError, Vote
@@ -64,7 +66,8 @@ from uivenus.verify.signals import (
 from uivenus.verify.voting import aggregate, as_verdict
 
 __all__ = [
-    "LabelledStep", "STEP_RULES", "StepJudge", "StepRule", "StepSignals", "StepVerifier", "label_step",
+    "FLAGGED_RULES", "LabelledStep", "STEP_RULES", "StepJudge", "StepPrecheck", "StepRule", "StepSignals",
+    "StepVerifier", "label_step",
     "label_trajectory", "load_screens", "step_evidence", "step_history_line",
 ]
 
@@ -367,3 +370,34 @@ def step_evidence(task: TaskSpec, before: Image.Image, action: Action, *, intent
     """Step evidence for an action in screen pixels (what the loop would hand `StepVerifier.before`)."""
     return StepEvidence(task=task, before=before, action=format_action(action), intent=intent,
                         history=tuple(history), key_points=key_point_texts(extract_key_points(task.instruction)))
+
+
+#: Rules whose label keeps an action from running as is when the loop prechecks: invalid, working against the goal,
+#: a loop, a miss, or acting on something the stated intent does not name.
+FLAGGED_RULES = frozenset({"invalid", "judged_harmful", "loop", "missed", "off_intent"})
+
+
+@dataclass
+class StepPrecheck:
+    """`StepVerifier.before` as the agent loop's precheck (`uivenus.agent.precheck.Precheck`): each proposed action
+    is labelled on the live screen before it runs and flagged when its rule is one of `FLAGGED_RULES`."""
+
+    verifier: StepVerifier
+
+    @classmethod
+    def for_env(cls, env: Any, judges: Sequence[Any] = ()) -> StepPrecheck:
+        return cls(StepVerifier(env=env, judges=judges))
+
+    def reset(self) -> None:
+        self.verifier.reset()
+
+    def before(self, task: TaskSpec, observation: Observation, action: Action, response: str | None,
+               steps: Sequence[Step]) -> PrecheckDecision:
+        evidence = step_evidence(task, observation.screenshot, action, intent=think_text(response),
+                                 history=[step_history_line(step) for step in steps])
+        labelled = self.verifier.before(evidence, action)
+        rule = labelled.reason.split(":", 1)[0]
+        return PrecheckDecision(labelled.label.value, labelled.reason, rule in FLAGGED_RULES, evidence.action)
+
+    def after(self, observation: Observation) -> None:
+        self.verifier.after(observation.screenshot)

@@ -7,8 +7,9 @@ WebJudge's recipe, with ZeroGUI's rule on final states:
    text, change from the screen before); the best scoring ≥ 3 are kept, at most `k`, with the first screen kept as
    the "before" reference and the final screen always kept (it is what the goal is judged on).
 3. Evidence: task, key points, the *factual* action history (what ran, on what, whether it executed — the agent's
-   Finished/Answer text goes to `extra["agent_claim"]`, never into the history), the kept screenshots with their
-   text, and the final environment state for programmatic judges.
+   Finished/Answer text goes to `extra["agent_claim"]`, never into the history), each step's action record (what
+   its point hit, what it typed: `verify.acts`), the kept screenshots with their text, and the final environment
+   state for programmatic judges.
 4. The judges vote, one verdict each (a sampled judge answers with the majority of its samples, so it has one
    voice) with its own confidence, under the chosen rule (`aggregate`); the final state decides, so success later
    undone is failure.
@@ -29,6 +30,7 @@ from PIL import Image
 
 from uivenus.records import Trajectory
 from uivenus.store import read_episode, screenshot, write_verdicts
+from uivenus.verify.acts import act_records
 from uivenus.verify.base import Evidence, Judge, StepLabel, TraceOutcome, Verdict, VerifyError
 from uivenus.verify.keypoints import KeyPointKind, extract_key_points, key_point_texts, parse_key_point
 from uivenus.verify.signals import SCREEN_TEXT_KEY, screen_changes
@@ -155,6 +157,7 @@ def build_evidence(trajectory: Trajectory, episode_dir: str | Path, *, k: int = 
         history=tuple(step_history_line(step) for step in trajectory.steps),
         screenshots=tuple(screens[i] for i in kept), final_state=trajectory.metadata.get(FINAL_STATE_KEY),
         screen_texts=tuple(t or "" for t in kept_texts) if known else (), extra=extra,
+        acts=act_records(trajectory, screens, ocr=ocr),
     )
 
 

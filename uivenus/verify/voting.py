@@ -11,6 +11,9 @@ Rules (registry `RULES`):
 - `weighted`: the same over confidences, i.e. the sign of Σ confidence·(+1 success, −1 failure) at ½.
 - `unanimous`: success only when every voter says success (and, with `require_all`, nobody abstained);
   any failure vote makes it failure; otherwise `unknown`.
+
+Where an exact check (the task's own checker: `Verdict.exact`) votes, the rule is applied to the exact votes only:
+the answer key is not outvoted by judges that estimate (they decide where it abstains — no checker, no state).
 """
 
 from __future__ import annotations
@@ -122,6 +125,11 @@ def aggregate(verdicts: Sequence[Verdict], rule: str = "majority", *, threshold:
     options = VotingOptions(threshold=threshold, require_all=require_all)
     counts = MappingProxyType({vote: Counter(v.vote for v in verdicts)[vote] for vote in Vote})
     voters = [v for v in verdicts if not v.abstained]
+    exact = [v for v in voters if v.exact]
+    if exact and len(exact) < len(voters):  # the task's own checker voted: the other judges do not outvote it
+        result = aggregate(exact, rule, threshold=threshold, require_all=require_all)
+        reason = f"{result.reason}; exact checks decide, {len(voters) - len(exact)} other votes set aside"
+        return VoteResult(result.outcome, result.support, counts, reason, counts[Vote.ABSTAIN], rule)
     if not voters:
         reason = "no verdicts" if not verdicts else f"all {len(verdicts)} judges abstained"
         return VoteResult(Decision.UNKNOWN, 0.0, counts, reason, counts[Vote.ABSTAIN], rule)

@@ -2,7 +2,8 @@
 // described the same way whether it comes with the observation or from a query:
 //   {limit: N}      -> the observation's read: {text (first N chars), title, app, focused (the focused element)}
 //   {point: [x, y]} -> the element at that point; {point: null} -> the focused element (null: none, or blank page)
-// An element is a small dict: the nearest interactive ancestor's tag, text, labels and the form's submit button.
+// An element is a small dict: the nearest interactive ancestor's tag, text, labels, the form's submit button, its
+// checked state and its place among the elements of its kind (nth, 1-based, in document order).
 (arg) => {
   const clean = (s) => (s || "").replace(/\s+/g, " ").trim().slice(0, 200);
   const describe = (el) => {
@@ -25,6 +26,9 @@
       testid: active.dataset ? active.dataset.testid || null : null, autocomplete: attr("autocomplete"),
       placeholder: attr("placeholder"), role: attr("role"), label: labels,
       value: isButtonInput ? clean(active.value) : null, submit: submit ? clean(submit) : null,
+      checked: "checked" in active ? !!active.checked : null,
+      nth: Array.from(document.getElementsByTagName(active.tagName))
+        .filter((e) => (e.getAttribute("type") || "") === (attr("type") || "")).indexOf(active) + 1,
     };
   };
   if ("limit" in arg) {

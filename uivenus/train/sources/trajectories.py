@@ -3,8 +3,9 @@ rebuilt as the agent saw it and weighted by the episode's verdict.
 
 One source of truth for what the model sees: a step is rebuilt with `conversation.build_messages` and
 `prompts.navigation_prompt` from the loop settings stored with the episode, so training prompts are the loop's
-prompts. The target is the step's raw reply, and the reference is its executed action. The store and the Parquet
-export read into one `_Episode`, so both give the same samples.
+prompts. The target is the step's raw reply, and the reference is its executed action; what verification said of
+the step (its label, the episode's trace outcome) rides along in `meta["verification"]`, for Stage II's
+verification rewards. The store and the Parquet export read into one `_Episode`, so both give the same samples.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from uivenus.train.samples import ChatSample, DataError, Domain, SampleRef, Samp
 from uivenus.train.sources.references import reference_for
 from uivenus.verify.base import StepLabel, TraceOutcome
 
-__all__ = ["VerdictPolicy", "parquet_samples", "trajectory_samples", "verdict_outcome"]
+__all__ = ["VERIFICATION_META", "VerdictPolicy", "parquet_samples", "trajectory_samples", "verdict_outcome"]
 
 
 # --- verdicts -----------------------------------------------------------------------------------
@@ -137,7 +138,12 @@ class _StepOptions:
     tolerance: float
 
 
-def _step_sample(episode: _Episode, index: int, weight: float, options: _StepOptions) -> ChatSample:
+#: Where a sample's meta carries what verification said of its step: the step label and the trace outcome.
+VERIFICATION_META = "verification"
+
+
+def _step_sample(episode: _Episode, index: int, weight: float, options: _StepOptions,
+                 verification: Mapping[str, str | None] | None = None) -> ChatSample:
     """Step `index` as the agent saw it: the prompt for its frame, the history, the notes so far, what became of
     the previous action (the loop's feedback, kept in the step's info), its screenshot."""
     loop, step = episode.loop, episode.steps[index]
@@ -159,21 +165,25 @@ def _step_sample(episode: _Episode, index: int, weight: float, options: _StepOpt
     return ChatSample(
         messages=messages, target=str(step.response),
         domain=options.domain or Domain(episode.platform.value), weight=weight, reference=reference,
-        thinking=loop.thinking, meta={"id": f"{episode.key}/{step.index}", "source": "trajectory"},
+        thinking=loop.thinking, meta={"id": f"{episode.key}/{step.index}", "source": "trajectory",
+                                      **({VERIFICATION_META: dict(verification)} if verification else {})},
     )
 
 
 def _episode_refs(episode: _Episode, verdicts: Mapping[str, Any], policy: VerdictPolicy, executed_only: bool,
                   options: _StepOptions) -> Iterator[SampleRef]:
-    weight = policy.weight(verdict_outcome(verdicts, policy.key))
+    outcome = verdict_outcome(verdicts, policy.key)
+    weight = policy.weight(outcome)
     if weight is None:
         return
     for index, step in enumerate(episode.steps):
         if step.screen is None or not _is_wellformed(step.response) or (executed_only and not step.executed):
             continue
-        if step.labels.get("step_label") in policy.drop_steps:
+        label = step.labels.get("step_label")
+        if label in policy.drop_steps:
             continue
-        yield functools.partial(_step_sample, episode, index, weight, options)
+        verification = {"step_label": label, "outcome": outcome.value}
+        yield functools.partial(_step_sample, episode, index, weight, options, verification)
 
 
 def trajectory_samples(run_dir: Path, verdict_policy: VerdictPolicy = VerdictPolicy(), *,

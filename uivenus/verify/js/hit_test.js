@@ -1,5 +1,6 @@
 // What lies under a point: the nearest actionable ancestor (control, role, onclick, pointer cursor) or the bare
-// element, with its text; read-only.
+// element, with its text, the text of its labels, its kind (tag, role, input type) and its place among the elements
+// of the same kind (nth, 1-based, in document order: "the 2nd input"); read-only.
 (point) => {
   const clean = (s) => (s || "").replace(/\s+/g, " ").trim().slice(0, 160);
   const el = document.elementFromPoint(point[0], point[1]);
@@ -14,10 +15,18 @@
     }
   }
   const target = hit || el;
-  const disabled = !!(hit && (hit.disabled || hit.getAttribute("aria-disabled") === "true"));
-  const text = clean(target.innerText || target.value || target.getAttribute("aria-label") ||
-    target.getAttribute("placeholder") || target.getAttribute("title"));
+  const control = target.tagName === "LABEL" && target.control ? target.control : target;  // a label acts on it
+  const disabled = !!(hit && (target.disabled || target.getAttribute("aria-disabled") === "true"));
+  const text = clean(target.innerText || (target.type === "checkbox" || target.type === "radio" ? "" : target.value) ||
+    target.getAttribute("aria-label") || target.getAttribute("placeholder") || target.getAttribute("title"));
+  const labels = control.labels ? Array.from(control.labels).map((l) => clean(l.innerText)).join(" ") : "";
+  const type = control.getAttribute("type");
+  const same = Array.from(document.getElementsByTagName(control.tagName))
+    .filter((e) => (e.getAttribute("type") || "") === (type || ""));
   return {interactive: !!hit && !disabled, disabled, tag: target.tagName.toLowerCase(),
-          role: target.getAttribute("role"), text, testid: (target.dataset && target.dataset.testid) || null,
+          role: target.getAttribute("role"), text, label: labels, control: control.tagName.toLowerCase(), type,
+          id: control.id || null, name: control.getAttribute("name"),
+          checked: "checked" in control ? !!control.checked : null, nth: same.indexOf(control) + 1,
+          testid: (target.dataset && target.dataset.testid) || null,
           why: why || "plain element"};
 }
