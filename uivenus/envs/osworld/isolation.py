@@ -1,0 +1,212 @@
+"""Where an OSWorld task's processes run: a throwaway root seen from inside a bubblewrap sandbox, or the bare host.
+
+An `IsolatedRoot` is a fresh directory with `home/` (seen inside as `/home/user`) and `tmp/` (seen as `/tmp`).
+Every setup command and app of the task runs under bubblewrap: the host's `/` read-only, tmpfs over `/home`,
+`/root`, `/run` and `/tmp` with the root's own folders bound in their place, its own pid and ipc namespaces and a
+user namespace in which apps run as `user` (uid 1000, HOME=/home/user). Nothing a task or a model does there can
+write a host file outside the root; `close()` kills every process and deletes the root.
+
+`sudo`: setup commands (`run`) run as the sandbox's root (uid 0 of the sandbox's user namespace, which owns no
+host file) with a `sudo` on PATH that drops its options (and the password `sudo -S` reads) and runs the rest,
+so OSWorld's `echo password | sudo -S ...` steps work and still cannot reach the host. Apps (`spawn`) and the
+agent run as `user`; a `sudo` there fails as it would for a user without the password (no setuid in the sandbox).
+
+`UnsafeHost` runs the same calls on the bare host (HOME and `/home/user/...` paths map to a throwaway folder, other
+paths are the host's): only for a user who passes `--unsafe-host` explicitly.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path, PurePosixPath
+from typing import Protocol
+
+from uivenus.envs.base import SetupError
+from uivenus.envs.x11 import SOCKET_DIR, spawn, stop
+
+__all__ = ["BWRAP_PACKAGE", "HOME", "BubblewrapMissing", "CommandFailed", "IsolatedRoot", "Root", "UnsafeHost",
+           "command_argv"]
+
+HOME = PurePosixPath("/home/user")  # the VM user's home, which OSWorld tasks name
+SANDBOX_TMP = PurePosixPath("/tmp")
+BWRAP_PACKAGE = "bubblewrap"
+_SUDO_DIR = "/run/uivenus/bin"  # where the setup commands' sudo lives inside the sandbox
+_SUDO = """#!/bin/sh
+# uivenus sandbox sudo: setup commands already run as the sandbox's root; drop sudo's options and run the rest.
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -u|-g|-p|-C|-h|-U|-r|-t|-D) shift 2 ;;
+    --) shift; break ;;
+    -*) shift ;;
+    *) break ;;
+  esac
+done
+[ $# -eq 0 ] && exit 0
+exec "$@" </dev/null
+"""
+
+
+class BubblewrapMissing(SetupError):
+    """bwrap is not installed: no setup command may run outside a sandbox."""
+
+
+class CommandFailed(SetupError):
+    """A command in the root could not start or ran past its timeout; the message names it."""
+
+
+def command_argv(command: Sequence[str] | str) -> list[str]:
+    """An argv list as it is, a string as a `sh -c` command line (OSWorld's `shell: true` form)."""
+    if isinstance(command, str):
+        return ["/bin/sh", "-c", command]
+    if not command or not all(isinstance(part, str) for part in command):
+        raise SetupError(f"a command must be a non-empty argv list of strings or a shell string, got {command!r}")
+    return list(command)
+
+
+class Root(Protocol):
+    """Where a task's commands and apps run and where its `/home/user` and `/tmp` files are on the host."""
+
+    display: str
+    isolated: bool
+
+    def run(self, command: Sequence[str] | str, *, timeout: float = 60.0, as_root: bool = False
+            ) -> subprocess.CompletedProcess[str]: ...
+
+    def spawn(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> subprocess.Popen[bytes]: ...
+
+    def host_path(self, path: str) -> Path: ...
+
+    def close(self) -> None: ...
+
+
+class _Processes:
+    """The long-lived apps a root started (stopped on close) and the logs they write."""
+
+    def __init__(self, logs: Path) -> None:
+        self.logs, self.started = logs, []
+
+    def start(self, argv: list[str], display: str) -> subprocess.Popen[bytes]:
+        process = spawn(argv, display, self.logs / f"app-{len(self.started)}.log")
+        self.started.append(process)
+        return process
+
+    def stop_all(self) -> None:
+        for process in self.started:
+            stop(process)
+        self.started.clear()
+
+
+def _run(argv: list[str], display: str, cwd: Path | None, env: Mapping[str, str], timeout: float
+         ) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(argv, cwd=cwd, env={**os.environ, **env, "DISPLAY": display}, capture_output=True,
+                              text=True, errors="replace", timeout=timeout, stdin=subprocess.DEVNULL,
+                              start_new_session=True)
+    except subprocess.TimeoutExpired:
+        raise CommandFailed(f"{argv[-1]!r} ran past its {timeout:g}s timeout") from None
+    except OSError as exc:
+        raise CommandFailed(f"cannot run {argv}: {exc}") from None
+
+
+class IsolatedRoot:
+    """A throwaway root whose commands and apps run inside bubblewrap; nothing they write reaches the host."""
+
+    isolated = True
+
+    def __init__(self, display: str, *, parent: Path | None = None) -> None:
+        self.bwrap = shutil.which("bwrap")
+        if self.bwrap is None:
+            raise BubblewrapMissing(
+                f"bwrap is not installed: install the Debian package '{BWRAP_PACKAGE}' (apt-get install "
+                f"{BWRAP_PACKAGE}) or pass --unsafe-host to run the task's setup on this machine itself")
+        self.display = display
+        self.dir = Path(tempfile.mkdtemp(prefix="uivenus-osworld-", dir=parent))
+        self.home, self.tmp, self._bin = self.dir / "home", self.dir / "tmp", self.dir / "bin"
+        for folder in (self.home, self.tmp, self._bin, self.dir / "logs"):
+            folder.mkdir()
+        sudo = self._bin / "sudo"
+        sudo.write_text(_SUDO)
+        sudo.chmod(0o755)
+        self._processes = _Processes(self.dir / "logs")
+
+    def _wrap(self, argv: list[str], *, as_root: bool, env: Mapping[str, str] = {}) -> list[str]:
+        uid = "0" if as_root else "1000"
+        path = f"{_SUDO_DIR}:{os.environ.get('PATH', '/usr/bin:/bin')}" if as_root else os.environ.get("PATH", "")
+        wrapped = [
+            self.bwrap or "bwrap", "--unshare-user", "--uid", uid, "--gid", uid,
+            "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--hostname", "uivenus",
+            "--die-with-parent", "--new-session",
+            "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+            "--tmpfs", "/home", "--tmpfs", "/root", "--tmpfs", "/run", "--tmpfs", "/tmp",
+            "--bind", str(self.home), str(HOME), "--bind", str(self.tmp), str(SANDBOX_TMP),
+            "--ro-bind", str(self._bin), _SUDO_DIR,
+        ]
+        if SOCKET_DIR.is_dir():  # the X server's socket: the sandbox's /tmp hides the host's
+            wrapped += ["--ro-bind", str(SOCKET_DIR), str(SOCKET_DIR)]
+        settings = {"HOME": str(HOME), "USER": "root" if as_root else "user", "LOGNAME": "user",
+                    "DISPLAY": self.display, "PATH": path, "TMPDIR": "/tmp", **env}
+        for name, value in settings.items():
+            wrapped += ["--setenv", name, value]
+        return [*wrapped, "--unsetenv", "XAUTHORITY", "--chdir", str(HOME), "--", *argv]
+
+    def run(self, command: Sequence[str] | str, *, timeout: float = 60.0, as_root: bool = False
+            ) -> subprocess.CompletedProcess[str]:
+        """Run a setup command to its end inside the sandbox (as its root when `as_root`); output captured."""
+        return _run(self._wrap(command_argv(command), as_root=as_root), self.display, None, {}, timeout)
+
+    def spawn(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> subprocess.Popen[bytes]:
+        """Start a long-lived app as `user` inside the sandbox; it is stopped on `close()`."""
+        return self._processes.start(self._wrap(command_argv(argv), as_root=False, env=env or {}), self.display)
+
+    def host_path(self, path: str) -> Path:
+        """Where a path of the sandbox (`/home/user/...`, `/tmp/...`, or relative to the home) lies on the host."""
+        return _map(path, {HOME: self.home, SANDBOX_TMP: self.tmp})
+
+    def close(self) -> None:
+        self._processes.stop_all()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class UnsafeHost:
+    """The same calls on the bare host (`--unsafe-host`): `/home/user` is a throwaway folder, the rest is real."""
+
+    isolated = False
+
+    def __init__(self, display: str, *, parent: Path | None = None) -> None:
+        self.display = display
+        self.dir = Path(tempfile.mkdtemp(prefix="uivenus-osworld-host-", dir=parent))
+        self.home = self.dir / "home"
+        self.home.mkdir()
+        (self.dir / "logs").mkdir()
+        self._env = {"HOME": str(self.home)}
+        self._processes = _Processes(self.dir / "logs")
+
+    def run(self, command: Sequence[str] | str, *, timeout: float = 60.0, as_root: bool = False
+            ) -> subprocess.CompletedProcess[str]:
+        return _run(command_argv(command), self.display, self.home, self._env, timeout)
+
+    def spawn(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> subprocess.Popen[bytes]:
+        merged = {**self._env, **(env or {})}
+        prefix = ["env", "-C", str(self.home), "--", *(f"{k}={v}" for k, v in merged.items())]
+        return self._processes.start([*prefix, *command_argv(argv)], self.display)
+
+    def host_path(self, path: str) -> Path:
+        return _map(path, {HOME: self.home})
+
+    def close(self) -> None:
+        self._processes.stop_all()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _map(path: str, mounts: Mapping[PurePosixPath, Path]) -> Path:
+    """A sandbox path (absolute, `~/...` or relative to the home) on the host: under a mount, or the host's own."""
+    relative = path.removeprefix("~").lstrip("/") if path.startswith("~") else path
+    pure = PurePosixPath(os.path.normpath(path if path.startswith("/") else f"{HOME}/{relative}"))
+    for inside, outside in mounts.items():
+        if pure.is_relative_to(inside):
+            return outside / pure.relative_to(inside)
+    return Path(pure)  # outside the mounts: the host's tree (read-only from inside the sandbox)
