@@ -315,12 +315,13 @@ class Collector:
     The guard runs in `allow` mode by default, as in the gate's own runs: whether a consequential task may be
     collected at all was the gate's question (it rejects them unless asked to keep them); the guard still records
     what it would have stopped. `judges` are judge SPECs for the trace verdict (`program`, `ocr`, `vlm:...`).
+    `env` is the environment SPEC every task runs in (None: each task's own, `env_spec`).
     """
 
     def __init__(self, executor: Executor, policy: str, store_root: str | Path, run_id: str, *,
                  judges: Sequence[str] = ("program",), max_steps: int | None = None, guard: str = "allow",
-                 console: Console | None = None, progress: bool = True) -> None:
-        self.executor, self.policy, self.run_id = executor, policy, run_id
+                 console: Console | None = None, progress: bool = True, env: str | None = None) -> None:
+        self.executor, self.policy, self.run_id, self.env = executor, policy, run_id, env
         self.store = TrajectoryStore(store_root)
         self.judges, self.max_steps, self.guard = tuple(judges), max_steps, guard
         self.console, self.progress = console or Console(stderr=True), progress
@@ -330,7 +331,7 @@ class Collector:
     def job(self, task: AnyTask, metadata: Mapping[str, Any] | None = None) -> Job:
         spec = _spec(task)
         return Job(task=task.to_dict(), policy=self.policy, store_root=str(self.store.root), run_id=self.run_id,
-                   episode_id=episode_id(spec, self.policy), env=env_spec(spec), judges=self.judges,
+                   episode_id=episode_id(spec, self.policy), env=self.env or env_spec(spec), judges=self.judges,
                    max_steps=self.max_steps, guard=self.guard, metadata=dict(metadata or {}))
 
     def finished(self, episode: str) -> bool:
