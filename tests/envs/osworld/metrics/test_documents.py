@@ -1,0 +1,110 @@
+"""The Writer metrics on real documents: .docx written by python-docx, the same documents turned into .odt by
+LibreOffice headless (one conversion), plus damaged files that must score 0.0."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import docx
+import pytest
+from docx.enum.text import WD_BREAK, WD_PARAGRAPH_ALIGNMENT
+from PIL import Image
+
+from uivenus.envs.osworld.metrics import metric_for
+
+
+def _document(path: Path, lines: Sequence[str], *, table: Sequence[Sequence[str]], spacing: float, centered: bool,
+              font: str, page_break: bool, footer: str, color: str) -> Path:
+    document = docx.Document()
+    for i, line in enumerate(lines):
+        paragraph = document.add_paragraph()
+        run = paragraph.add_run(line)
+        run.font.name = font
+        paragraph.paragraph_format.line_spacing = spacing
+        if i == 0 and centered:
+            paragraph.alignment = WD_PARAGRAPH_ALIGNMENT.CENTER
+    if page_break:
+        document.paragraphs[-1].runs[-1].add_break(WD_BREAK.PAGE)
+    grid = document.add_table(rows=len(table), cols=len(table[0]))
+    for r, row in enumerate(table):
+        for c, text in enumerate(row):
+            grid.cell(r, c).text = text
+    picture = path.with_suffix(".png")
+    Image.new("RGB", (8, 8), color).save(picture)
+    document.add_picture(str(picture))
+    document.paragraphs[-1].runs[-1].font.name = font  # the metric wants every run in the font, the picture's too
+    document.sections[0].footer.paragraphs[0].text = footer
+    document.save(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def docs(tmp_path_factory: pytest.TempPathFactory,
+         soffice_convert: Callable[[Sequence[Path], str], list[Path]]) -> dict[str, Path]:
+    raw = tmp_path_factory.mktemp("docs")
+    table = [["Item", "Qty"], ["Pens", "3"]]
+    made = {
+        "gold": _document(raw / "gold.docx", ["Quarterly report", "Sales  rose.", "Costs fell."], table=table,
+                          spacing=1.5, centered=True, font="Liberation Serif", page_break=True, footer="Page 1",
+                          color="red"),
+        "same": _document(raw / "same.docx", ["Quarterly report", "Sales rose.", "Costs fell."], table=table,
+                          spacing=1.5, centered=True, font="Liberation Serif", page_break=True, footer="Page 1",
+                          color="red"),
+        "other": _document(raw / "other.docx", ["Quarterly Report", "Costs fell.", "Sales rose"],
+                           table=[["Item", "Qty"], ["Pens", "4"]], spacing=1.0, centered=False,
+                           font="DejaVu Sans", page_break=False, footer="Page", color="blue"),
+    }
+    odt = {f"{p.stem}-odt": p for p in soffice_convert([made["gold"], made["other"]], "odt")}
+    return made | odt
+
+
+def test_compare_docx_files_default_ignores_blank_runs_only(docs: dict[str, Path]) -> None:
+    compare = metric_for("compare_docx_files")
+    assert compare(docs["same"], docs["gold"]) == 1.0  # "Sales  rose." vs "Sales rose.": blanks collapse
+    assert compare(docs["other"], docs["gold"]) == 0.0
+    assert compare(docs["same"], docs["gold"], ignore_blanks=False) == 0.0  # now the double space counts
+
+
+def test_compare_docx_files_options(docs: dict[str, Path]) -> None:
+    compare = metric_for("compare_docx_files")
+    assert 0.6 < compare(docs["other"], docs["gold"], fuzzy_match=True) < 1.0
+    assert 0.6 < compare(docs["other"], docs["gold"], content_only=True) < 1.0
+    per_paragraph = compare(docs["other"], docs["gold"], ignore_blanks=False, fuzzy_match=True, ignore_case=True)
+    assert 0.0 < per_paragraph < 1.0
+
+
+def test_compare_docx_files_reads_odt_made_by_libreoffice(docs: dict[str, Path]) -> None:
+    compare = metric_for("compare_docx_files")
+    assert compare(docs["gold-odt"], docs["gold-odt"]) == 1.0
+    assert compare(docs["other-odt"], docs["gold-odt"]) == 0.0
+    assert compare(docs["gold-odt"], docs["gold"]) == 0.0  # .odt against .docx is not a comparison
+
+
+def test_tables_spacing_images_and_single_document_checks(docs: dict[str, Path]) -> None:
+    assert metric_for("compare_docx_tables")(docs["same"], docs["gold"]) == 1.0
+    assert metric_for("compare_docx_tables")(docs["other"], docs["gold"]) == 0.0
+    assert metric_for("compare_line_spacing")(docs["same"], docs["gold"]) == 1.0
+    assert metric_for("compare_docx_images")(docs["same"], docs["gold"]) == 1.0
+    assert metric_for("compare_docx_images")(docs["other"], docs["gold"]) == 0.0
+    assert metric_for("is_first_line_centered")(docs["gold"]) == 1.0
+    assert metric_for("is_first_line_centered")(docs["other"]) == 0.0
+    assert metric_for("compare_font_names")(docs["gold"], {"font_name": "Liberation Serif"}) == 1.0
+    assert metric_for("compare_font_names")(docs["other"], {"font_name": "Liberation Serif"}) == 0.0
+    assert metric_for("contains_page_break")(docs["gold"], {"page_break_count": 1}) == 1.0
+    assert metric_for("contains_page_break")(docs["gold"], {"page_break_count": 2}) == 0.0
+    assert metric_for("contains_page_break")(docs["other"], {}) == 0.0
+    assert metric_for("has_page_numbers_in_footers")(docs["gold"]) == 1.0
+    assert metric_for("has_page_numbers_in_footers")(docs["other"]) == 0.0
+
+
+def test_missing_and_corrupt_documents_score_zero(tmp_path: Path, docs: dict[str, Path]) -> None:
+    corrupt_docx, corrupt_odt = tmp_path / "bad.docx", tmp_path / "bad.odt"
+    corrupt_docx.write_bytes(b"PK\x03\x04garbage")
+    corrupt_odt.write_text("<not a zip/>")
+    for name in ("compare_docx_files", "compare_docx_tables", "compare_line_spacing", "compare_docx_images"):
+        for result in (None, tmp_path / "absent.docx", corrupt_docx):
+            assert metric_for(name)(result, docs["gold"]) == 0.0, (name, result)
+    assert metric_for("compare_docx_files")(corrupt_odt, docs["gold-odt"]) == 0.0
+    assert metric_for("is_first_line_centered")(corrupt_docx) == 0.0
+    assert metric_for("has_page_numbers_in_footers")(None) == 0.0

@@ -1,0 +1,196 @@
+"""Text-document metrics (Writer): paragraphs, tables, line spacing, fonts and a few formatting checks, read with
+python-docx (.docx) and odfpy (.odt). The first argument is the agent's file, the second (if any) the expected one."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from io import BytesIO
+from pathlib import Path
+from typing import Any
+
+import docx
+from docx.document import Document
+from docx.enum.text import WD_PARAGRAPH_ALIGNMENT
+from odf import opendocument, teletype
+from odf.text import P
+from PIL import Image
+from rapidfuzz import fuzz
+
+from uivenus.envs.osworld.metrics.readers import read_or_none
+from uivenus.envs.osworld.metrics.registry import metric
+
+__all__ = [
+    "compare_docx_files", "compare_docx_images", "compare_docx_tables", "compare_font_names",
+    "compare_insert_equation", "compare_line_spacing", "compare_subscript_contains", "contains_page_break",
+    "has_page_numbers_in_footers", "is_first_line_centered",
+]
+
+
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+
+
+def _docx(path: Any) -> Document | None:
+    return read_or_none(path, lambda p: docx.Document(str(p)))
+
+
+def _odt_paragraphs(path: Path) -> list[str]:
+    return [teletype.extractText(p) for p in opendocument.load(str(path)).getElementsByType(P)]
+
+
+#: How to read a file's paragraph texts, by extension (both files must have the same one).
+_PARAGRAPH_READERS: Mapping[str, Callable[[Path], list[str]]] = {
+    ".docx": lambda p: [para.text for para in docx.Document(str(p)).paragraphs],
+    ".odt": _odt_paragraphs,
+}
+
+
+def _paragraphs(path: Any) -> list[str] | None:
+    reader = None if path is None else _PARAGRAPH_READERS.get(Path(path).suffix.lower())
+    return None if reader is None else read_or_none(path, reader)
+
+
+def _flat(paragraphs: Iterable[str], ignore_case: bool) -> str:
+    text = re.sub(r"\s+", " ", "\n".join(paragraphs)).strip()
+    return text.lower() if ignore_case else text
+
+
+@metric("compare_docx_files")
+def compare_docx_files(result: Any, expected: Any, *, ignore_blanks: bool = True, ignore_case: bool = False,
+                       ignore_order: bool = False, content_only: bool = False, fuzzy_match: bool = False,
+                       delete_empty_lines: bool = False) -> float:
+    """The two documents' paragraph texts (.docx or .odt, both the same kind) compared as the benchmark does.
+
+    `content_only` or `ignore_blanks` + `fuzzy_match`: the similarity of the whole texts with whitespace runs
+    collapsed; `ignore_blanks` (the default): those texts must be equal; otherwise paragraph by paragraph (the
+    mean similarity with `fuzzy_match`). `ignore_order` sorts paragraphs, `delete_empty_lines` drops blank ones."""
+    if result is None or expected is None or Path(result).suffix.lower() != Path(expected).suffix.lower():
+        return 0.0
+    have, want = _paragraphs(result), _paragraphs(expected)
+    if have is None or want is None:
+        return 0.0
+    if ignore_order:
+        have, want = sorted(have), sorted(want)
+    if delete_empty_lines:
+        have, want = [p for p in have if p.strip()], [p for p in want if p.strip()]
+    if content_only or ignore_blanks:
+        first, second = _flat(have, ignore_case), _flat(want, ignore_case)
+        if content_only or fuzzy_match:
+            return fuzz.ratio(first, second) / 100.0
+        return float(first == second)
+    if len(have) != len(want):
+        return 0.0
+    if ignore_case:
+        have, want = [p.lower() for p in have], [p.lower() for p in want]
+    if fuzzy_match:
+        return sum(fuzz.ratio(a, b) / 100.0 for a, b in zip(have, want, strict=True)) / len(have) if have else 1.0
+    return float(have == want)
+
+
+def _both(result: Any, expected: Any, check: Callable[[Document, Document], bool]) -> float:
+    first, second = _docx(result), _docx(expected)
+    return 0.0 if first is None or second is None else float(check(first, second))
+
+
+def _tables_equal(first: Document, second: Document) -> bool:
+    if len(first.tables) != len(second.tables):
+        return False
+    for one, two in zip(first.tables, second.tables, strict=True):
+        if len(one.rows) != len(two.rows) or len(one.columns) != len(two.columns):
+            return False
+        cells = ((i, j) for i in range(len(one.rows)) for j in range(len(one.columns)))
+        if any(one.cell(i, j).text.strip() != two.cell(i, j).text.strip() for i, j in cells):
+            return False
+    return True
+
+
+@metric("compare_docx_tables")
+def compare_docx_tables(result: Any, expected: Any) -> float:
+    """1.0 when both documents have the same tables: same count, shapes and cell texts (trimmed)."""
+    return _both(result, expected, _tables_equal)
+
+
+@metric("compare_line_spacing")
+def compare_line_spacing(result: Any, expected: Any) -> float:
+    """1.0 when the texts match (`compare_docx_files`' default) and every paragraph has the expected line spacing."""
+    if compare_docx_files(result, expected) < 1.0:
+        return 0.0
+    return _both(result, expected, lambda a, b: len(a.paragraphs) == len(b.paragraphs) and all(
+        p.paragraph_format.line_spacing == q.paragraph_format.line_spacing
+        for p, q in zip(a.paragraphs, b.paragraphs, strict=True)))
+
+
+def _images(document: Document) -> list[bytes]:
+    return [Image.open(BytesIO(rel.target_part.blob)).tobytes()
+            for rel in document.part.rels.values() if "image" in rel.reltype]
+
+
+@metric("compare_docx_images")
+def compare_docx_images(result: Any, expected: Any) -> float:
+    """1.0 when both documents embed the same images (same count, same decoded pixels, in order)."""
+    return _both(result, expected, lambda a, b: _images(a) == _images(b))
+
+
+def _any_run_pair(check: Callable[[Any, Any], bool]) -> Callable[[Document, Document], bool]:
+    def scan(first: Document, second: Document) -> bool:
+        return any(check(r1, r2) for p1, p2 in zip(first.paragraphs, second.paragraphs)
+                   for r1, r2 in zip(p1.runs, p2.runs))
+    return scan
+
+
+@metric("compare_subscript_contains")
+def compare_subscript_contains(result: Any, expected: Any) -> float:
+    """1.0 when some run is subscript in both documents at the same place."""
+    return _both(result, expected, _any_run_pair(lambda a, b: bool(a.font.subscript and b.font.subscript)))
+
+
+@metric("compare_insert_equation")
+def compare_insert_equation(result: Any, expected: Any) -> float:
+    """1.0 when the texts match and both documents hold an equation object in the same run."""
+    if compare_docx_files(result, expected) < 1.0:
+        return 0.0
+    has_object = lambda run: bool(run.element.xpath(".//w:object | .//m:oMath"))  # noqa: E731
+    return _both(result, expected, _any_run_pair(lambda a, b: has_object(a) and has_object(b)))
+
+
+def _one(result: Any, check: Callable[[Document], bool]) -> float:
+    document = _docx(result)
+    return 0.0 if document is None else float(check(document))
+
+
+@metric("compare_font_names")
+def compare_font_names(result: Any, rules: Mapping[str, Any]) -> float:
+    """1.0 when every run in the document uses the font `rules["font_name"]`."""
+    return _one(result, lambda d: all(run.font.name == rules["font_name"] for p in d.paragraphs for run in p.runs))
+
+
+@metric("contains_page_break")
+def contains_page_break(result: Any, rules: Mapping[str, Any] | None = None) -> float:
+    """1.0 when the document has a page break (exactly `rules["page_break_count"]` of them when given)."""
+
+    def count(document: Document) -> int:
+        return sum(1 for p in document.paragraphs for run in p.runs
+                   for br in run.element.iter(f"{_W}br") if br.get(f"{_W}type") == "page")
+
+    wanted = (rules or {}).get("page_break_count")
+    return _one(result, lambda d: count(d) > 0 and (wanted is None or count(d) == wanted))
+
+
+@metric("has_page_numbers_in_footers")
+def has_page_numbers_in_footers(result: Any) -> float:
+    """1.0 when every section's footer shows a number (a page-number field leaves its digits in the text)."""
+
+    def numbered(document: Document) -> bool:
+        def footer_text(section: Any) -> str:
+            paragraphs = section.footer.paragraphs
+            return "".join(node.text or "" for node in paragraphs[0]._p.iter(f"{_W}t")) if paragraphs else ""  # noqa: SLF001
+        return all(any(ch.isdigit() for ch in footer_text(s)) for s in document.sections)
+
+    return _one(result, numbered)
+
+
+@metric("is_first_line_centered")
+def is_first_line_centered(result: Any) -> float:
+    """1.0 when the first paragraph is centred."""
+    return _one(result, lambda d: bool(d.paragraphs)
+                and d.paragraphs[0].paragraph_format.alignment == WD_PARAGRAPH_ALIGNMENT.CENTER)
