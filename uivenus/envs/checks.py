@@ -1,10 +1,11 @@
 """The one registry of task checks: for each `task.check["kind"]`, how an episode is judged and how it is solved.
 
 Each environment family registers its kind where the family is defined (`register_checker`): the sandbox apps
-(`envs/sandbox/checker.py`: "sandbox"), MiniWoB++ (`envs/miniwob.py`: "miniwob") and the desktop task families
-(`envs/desktop_tasks.py`: "files" and "all"). `checker_for(kind)` imports those modules itself before it looks, so
-what a caller happened to import never decides whether a verdict exists; a kind nobody registered is an
-`UnknownCheckKind` that names it and the known kinds, never a silently missing verdict.
+(`envs/sandbox/checker.py`: "sandbox"), MiniWoB++ (`envs/miniwob.py`: "miniwob"), the desktop task families
+(`envs/desktop_tasks.py`: "files" and "all") and OSWorld tasks (`envs/osworld/checker.py`: "osworld").
+`checker_for(kind)` imports those modules itself before it looks, so what a caller happened to import never
+decides whether a verdict exists; a kind nobody registered is an `UnknownCheckKind` that names it and the known
+kinds, never a silently missing verdict.
 
 A `Checker` has up to three faces of one check:
 - `verdict(env, task)`: the verdict on the live env when the episode ends (the agent loop stores it in the
@@ -31,7 +32,8 @@ __all__ = [
 ]
 
 #: The modules whose import registers the families' checkers; `checker_for` imports them all before it looks.
-FAMILY_MODULES = ("uivenus.envs.sandbox.checker", "uivenus.envs.miniwob", "uivenus.envs.desktop_tasks")
+FAMILY_MODULES = ("uivenus.envs.sandbox.checker", "uivenus.envs.miniwob", "uivenus.envs.desktop_tasks",
+                  "uivenus.envs.osworld.checker")
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import subprocess
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,9 +28,11 @@ from uivenus.actions.registries import check_covers
 from uivenus.actions.space import Action, Platform
 from uivenus.actions.space import ActionType as A
 from uivenus.envs.base import EnvBase, EnvCrashedError, EnvError, Observation, PlatformMismatchError, SetupError
-from uivenus.envs.desktop_apps import AppLauncher, is_path
+from uivenus.envs.desktop_apps import AppLauncher, AppNotAllowedError, is_path
 from uivenus.envs.desktop_input import INPUT_HANDLERS, XInput
 from uivenus.envs.materialize import Materialized, MaterializePlan, apply, relative_path
+from uivenus.envs.osworld.apps import app_argv
+from uivenus.envs.osworld.session import OSWorldSession
 from uivenus.envs.x11 import SERVER_GONE, Screen, XConnection, Xvfb, log_tail, spawn, stop, x_errors
 from uivenus.records import TaskSpec
 
@@ -62,6 +64,10 @@ class DesktopConfig:
     wait_s: float = 1.0  # length of a Wait without seconds
     sandbox_dir: Path | None = None  # where materialized tasks' roots live (None: inside the env's own temp dir)
     allowed_apps: tuple[str, ...] = ()  # programs on PATH LaunchApp may start in any task, besides the task's own
+    unsafe_host: bool = False  # OSWorld tasks run their setup and apps on the bare host instead of in bubblewrap
+    osworld_launch_timeout_s: float = 40.0  # how long an OSWorld step waits for an app's window (LibreOffice is slow)
+    downloads: Path | None = None  # the OSWorld download cache (None: ~/.cache/uivenus/osworld-downloads)
+    offline: bool = False  # OSWorld downloads come only from that cache
 
     def __post_init__(self) -> None:
         if self.width < 16 or self.height < 16:
@@ -89,6 +95,8 @@ class DesktopEnv(EnvBase):
         self._task: TaskSpec | None = None
         self._frame: mss.screenshot.ScreenShot | None = None  # the settled grab of the last step, for observe()
         self._materialized: Materialized | None = None  # the current task's materialization plan, applied
+        self._osworld: OSWorldSession | None = None  # the current OSWorld task's isolated root and context
+        self.last_action: Action | None = None  # the last action the episode executed (a refusal ends OSWorld tasks)
         self._closed = False
         atexit.register(self.close)
         try:
@@ -157,6 +165,7 @@ class DesktopEnv(EnvBase):
         except EnvCrashedError:
             pass
         self._apps.stop_all()
+        self._close_osworld()
         self._undo_materialized()
         self._stop_display()
         shutil.rmtree(self._workdir, ignore_errors=True)
@@ -215,15 +224,42 @@ class DesktopEnv(EnvBase):
         if not self._alive() and not self._recover():
             raise EnvCrashedError(f"the X server on {self.display} died and could not be restarted")
         closing = self._apps.stop_all()
+        self._close_osworld()
         with x_errors(self.display):
             self._input.release_held()
             self._apps.wait_windows_gone(self._x, closing)
         self._undo_materialized()
-        self._task = task
+        self._task, self.last_action = task, None
+        if "osworld" in task.setup:
+            self._start_osworld(task)
+            return self.observe()
         if "materialize" in task.setup:
             self._materialize(task)
         self._launch_task(task)
         return self.observe()
+
+    @property
+    def osworld(self) -> OSWorldSession | None:
+        """The current OSWorld task's session (its root and the context its evaluator reads), if any."""
+        return self._osworld
+
+    def _start_osworld(self, task: TaskSpec) -> None:
+        """Make the task's isolated root and run its OSWorld config steps, its apps under our window manager."""
+        config = task.setup["osworld"]
+        if not isinstance(config, Mapping):
+            raise SetupError(f"task {task.id}: setup['osworld'] must be the OSWorld task's mapping, got {config!r}")
+        cfg = self.config
+        self._osworld = OSWorldSession(config, _SessionDesktop(self), self.display, unsafe_host=cfg.unsafe_host,
+                                       parent=cfg.sandbox_dir, downloads=cfg.downloads, offline=cfg.offline)
+        with x_errors(self.display):
+            before = self._screen.grab().raw
+            self._osworld.start()
+            self._frame = self._settle(before, hold_s=cfg.settle_quiet_s)
+
+    def _close_osworld(self) -> None:
+        if self._osworld is not None:
+            self._osworld.close()
+            self._osworld = None
 
     def _materialize(self, task: TaskSpec) -> None:
         """Apply `setup['materialize']` in the task's workspace (or a fresh root) with a fresh home for its apps."""
@@ -274,7 +310,7 @@ class DesktopEnv(EnvBase):
 
     def state(self) -> Mapping[str, Any]:
         """The display, its top-level windows (title, class, client geometry), the focused window's title and,
-        for a materialized task, its sandbox `root` and the apps' `home`."""
+        for a materialized task, its sandbox `root` and the apps' `home` (for an OSWorld task, its session)."""
         self._check()
         with x_errors(self.display):
             state = {
@@ -284,6 +320,8 @@ class DesktopEnv(EnvBase):
             }
         if self._materialized is not None:
             state["materialized"] = self._materialized.to_dict()
+        if self._osworld is not None:
+            state["osworld"] = self._osworld.to_dict()
         return state
 
     def _settle(self, before: bytearray | None, hold_s: float) -> mss.screenshot.ScreenShot:
@@ -313,6 +351,7 @@ class DesktopEnv(EnvBase):
     # --- acting ---------------------------------------------------------------------------------
     def _execute(self, action: Action) -> Mapping[str, Any] | None:
         self._check()
+        self.last_action = action
         if action.type in NO_INPUT:
             return None
         with x_errors(self.display):
@@ -335,6 +374,8 @@ class DesktopEnv(EnvBase):
         return {"sequence": [dict(i or {}) for i in infos]}
 
     def _launch_app(self, action: S.LaunchApp) -> Mapping[str, Any]:
+        if self._osworld is not None:
+            return self._launch_osworld_app(action.app)
         argv = self._apps.in_sandbox(self._apps.resolve(action.app, self._task), self._materialized)
         known = set(self._x.client_ids())
         process = self._apps.launch(argv, self.display)
@@ -347,8 +388,57 @@ class DesktopEnv(EnvBase):
             self._x.activate(new[-1])
         return {"launched": argv, "window": self._x.title(new[-1]) if new else None}
 
+    def _launch_osworld_app(self, name: str) -> Mapping[str, Any]:
+        """LaunchApp in an OSWorld task: one of the task's `related_apps` (or `allowed_apps`), inside its root."""
+        session = self._osworld
+        assert session is not None
+        allowed = sorted({*session.task_json.get("related_apps", ()), *self.config.allowed_apps})
+        if name not in allowed:
+            raise AppNotAllowedError(f"app {name!r} refused, nothing was started: this OSWorld task allows "
+                                     f"{', '.join(allowed) or 'no app'}")
+        title = _SessionDesktop(self).launch(app_argv([name], cdp_port=session.context.cdp_port))
+        return {"launched": name, "window": title}
+
     def _wait(self, action: S.Wait) -> None:
         time.sleep(self.config.wait_s if action.seconds is None else action.seconds)
+
+
+class _SessionDesktop:
+    """The live desktop as an OSWorld session's steps see it (`osworld.context.Desktop`): apps start in its root."""
+
+    def __init__(self, env: DesktopEnv) -> None:
+        self.env = env
+
+    def launch(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> str | None:
+        desktop, session = self.env, self.env.osworld
+        if session is None:
+            raise SetupError("no OSWorld task is running on this desktop")
+        with x_errors(desktop.display):
+            known = set(desktop._x.client_ids())
+            process = session.root.spawn(argv, env=env)
+            new = desktop._apps.wait_windows(desktop._x, known, 1, [process],
+                                             timeout=desktop.config.osworld_launch_timeout_s)
+            if not new:
+                return None
+            desktop._x.activate(new[-1])
+            return desktop._x.title(new[-1])
+
+    def _matches(self, name: str, strict: bool, by_class: bool) -> list[int]:
+        found = []
+        for window in self.env._x.windows():
+            value = window.wm_class if by_class else window.title
+            if value == name if strict else name.lower() in value.lower():
+                found.append(window.id)
+        return found
+
+    def activate(self, name: str, *, strict: bool = False, by_class: bool = False) -> bool:
+        with x_errors(self.env.display):
+            found = self._matches(name, strict, by_class)
+            return bool(found) and self.env._x.activate(found[0])
+
+    def window_titles(self) -> list[str]:
+        with x_errors(self.env.display):
+            return [w.title for w in self.env._x.windows()]
 
 
 #: What the env itself does for the desktop actions that are not input (`INPUT_HANDLERS`); an action type missing
