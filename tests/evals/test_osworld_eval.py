@@ -63,3 +63,41 @@ def test_tasks_that_cannot_run_are_errors_in_results_and_never_successes(tmp_pat
     index = (tmp_path / "out/report/index.html").read_text()
     assert 'href="os.html"' in index and "0/2" in index
     assert "no_such_metric" in (tmp_path / "out/report/os.html").read_text()
+
+
+def shell_task(task_id: str, expected: str, **changes) -> dict:
+    """An `os` task whose setup writes a file in the root's home and whose evaluator reads it back."""
+    data = os_task(task_id, config=[{"type": "execute", "parameters": {
+        "command": ["sh", "-c", "echo hi > /home/user/note.txt"]}}])
+    data["evaluator"] = {"func": "exact_match",
+                         "result": {"type": "vm_command_line", "command": ["cat", "/home/user/note.txt"]},
+                         "expected": {"type": "rule", "rules": {"expected": expected}}}
+    data.update(changes)
+    return data
+
+
+def test_episodes_are_judged_by_their_evaluators_and_a_rerun_resumes(tmp_path: Path) -> None:
+    """Real episodes on the desktop (Xvfb, bubblewrap): the noop floor passes a task its setup already satisfies,
+    fails one it does not, and a failed download and an evaluator that raises are errors, never successes."""
+    tasks = tmp_path / "tasks"
+    write(tasks / "os/done.json", shell_task("done", "hi\n"))
+    write(tasks / "os/not-done.json", shell_task("not-done", "bye\n"))
+    raising = shell_task("raises", "hi\n")
+    raising["evaluator"]["expected"] = {"type": "rule", "rules": {"no_expected_key": 1}}
+    write(tasks / "os/raises.json", raising)
+    write(tasks / "os/offline.json", shell_task("offline", "hi\n", config=[{"type": "download", "parameters": {
+        "files": [{"url": "http://127.0.0.1:9/missing.xlsx", "path": "/home/user/missing.xlsx"}]}}]))
+    out = tmp_path / "out"
+    summary = evaluate_osworld(tasks, "noop", out, executor="serial", progress=False)
+    results = {r["id"]: r for r in json.loads((out / "results.json").read_text())}
+    assert results["done"] == {**results["done"], "success": True, "score": 1.0, "error": None, "steps": 1}
+    assert results["not-done"] == {**results["not-done"], "success": False, "score": 0.0, "error": None}
+    assert results["raises"]["success"] is False and "no_expected_key" not in str(results["raises"]["reason"])
+    assert results["raises"]["error"] and "expected" in results["raises"]["error"]
+    assert results["offline"]["success"] is False and "127.0.0.1:9/missing.xlsx" in results["offline"]["error"]
+    assert summary["ran"] == 4 and summary["overall"]["successes"] == 1 and summary["overall"]["errors"] == 2
+    assert summary["overall"]["seconds_per_episode"] > 0
+    # the same command again: nothing is rerun, the results are the same
+    again = evaluate_osworld(tasks, "noop", out, executor="serial", progress=False)
+    assert again["ran"] == 0 and again["skipped"] == 4
+    assert json.loads((out / "results.json").read_text()) == list(results.values())
