@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import typer
 from typer.testing import CliRunner
 
 from uivenus.cli.eval_osworld import osworld
-from uivenus.evals.osworld import evaluate_osworld
+from uivenus.envs.registry import EnvSpecError, make_env
+from uivenus.evals.osworld import ENV_SPECS, evaluate_osworld
 
 app = typer.Typer()
 app.command()(osworld)
@@ -101,3 +103,16 @@ def test_episodes_are_judged_by_their_evaluators_and_a_rerun_resumes(tmp_path: P
     again = evaluate_osworld(tasks, "noop", out, executor="serial", progress=False)
     assert again["ran"] == 0 and again["skipped"] == 4
     assert json.loads((out / "results.json").read_text()) == list(results.values())
+
+
+def test_unsafe_host_is_a_desktop_spec_asked_for_by_name() -> None:
+    """`--unsafe-host` reaches the workers as the env spec `desktop:unsafe-host`; plain `desktop` keeps bubblewrap."""
+    assert ENV_SPECS == {False: "desktop", True: "desktop:unsafe-host"}
+    for spec, unsafe in ENV_SPECS.items():
+        env = make_env(unsafe)
+        try:
+            assert env.config.unsafe_host is spec
+        finally:
+            env.close()
+    with pytest.raises(EnvSpecError, match="takes no argument or one of unsafe-host"):
+        make_env("desktop:unsafe")
