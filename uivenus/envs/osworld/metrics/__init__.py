@@ -7,7 +7,9 @@ every metric module, so the registry is complete whatever the caller imported be
 See docs/osworld.md for the implemented metrics and the public ones left out, with the reason.
 """
 
-from uivenus.envs.osworld.metrics import documents, general, slides, tables, web  # noqa: F401 - each module registers its metrics on import
+from uivenus.envs.osworld.metrics import (  # noqa: F401 - each module registers its metrics on import
+    documents, general, images, media, pdfs, settings, slides, system, tables, text, web,
+)
 from uivenus.envs.osworld.metrics.registry import METRICS, Metric, UnknownMetric, metric, metric_for
 
 __all__ = ["METRICS", "Metric", "UnknownMetric", "metric", "metric_for"]

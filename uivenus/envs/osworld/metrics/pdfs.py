@@ -1,0 +1,33 @@
+"""PDF metrics: the text of each page, extracted with pypdf, compared by similarity."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pypdf import PdfReader
+from rapidfuzz import fuzz
+
+from uivenus.envs.osworld.metrics.readers import read_or_none
+from uivenus.envs.osworld.metrics.registry import metric
+
+__all__ = ["compare_pdfs", "pdf_text"]
+
+
+def pdf_text(path: Any) -> str | None:
+    """All pages' text joined and stripped, or None when the file is missing or not a readable PDF."""
+    return read_or_none(path, lambda p: "".join(page.extract_text() or "" for page in PdfReader(Path(p)).pages).strip())
+
+
+@metric("compare_pdfs")
+def compare_pdfs(result: Any, expected: Any) -> float:
+    """The text similarity (0..1) of the result PDF and the expected one; lists of PDFs pair up and average."""
+    pairs = list(zip(result, expected)) if isinstance(expected, list) and isinstance(result, list) \
+        else [(result, expected)]
+    if not pairs:
+        return 0.0
+    total = 0.0
+    for mine, theirs in pairs:
+        have, want = pdf_text(mine), pdf_text(theirs)
+        total += 0.0 if have is None or want is None else fuzz.ratio(have, want) / 100.0
+    return total / len(pairs)

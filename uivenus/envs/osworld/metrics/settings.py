@@ -1,0 +1,162 @@
+"""Metrics over applications' settings files: JSON settings (VS Code style), Firefox/Thunderbird `prefs.js`,
+Thunderbird message filters, GIMP's `gimprc`-style S-expressions and VLC's `vlcrc`."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from uivenus.envs.osworld.metrics.matching import match_value
+from uivenus.envs.osworld.metrics.readers import read_text
+from uivenus.envs.osworld.metrics.registry import metric
+
+__all__ = ["check_config_status", "check_json", "check_json_keybindings", "check_json_settings",
+           "check_thunderbird_filter", "check_thunderbird_prefs", "is_vlc_recordings_folder", "vlcrc_value"]
+
+
+def _json(path: Any, *, skip_first_line: bool = False) -> Any:
+    text = read_text(path)
+    if text is None:
+        return None
+    try:
+        return json.loads(text.split("\n", 1)[1] if skip_first_line and "\n" in text else text)
+    except json.JSONDecodeError:
+        return None
+
+
+@metric("check_json_settings")
+def check_json_settings(result: Any, expected: Mapping[str, Any]) -> float:
+    """1.0 when the JSON settings file has every key of `expected["expected"]` with that value."""
+    data = _json(result)
+    return float(isinstance(data, dict) and all(k in data and data[k] == v for k, v in expected["expected"].items()))
+
+
+@metric("check_json_keybindings")
+def check_json_keybindings(result: Any, expected: Mapping[str, Any]) -> float:
+    """1.0 when the keybindings list (the file, or the file after a comment first line) holds `expected["expected"]`."""
+    for data in (_json(result), _json(result, skip_first_line=True)):
+        if isinstance(data, list):
+            return float(expected["expected"] in data)
+    return 0.0
+
+
+def _at(data: Any, path: list[Any]) -> tuple[bool, Any]:
+    for key in path:
+        try:
+            data = data[key]
+        except (KeyError, IndexError, TypeError):
+            return False, None
+    return True, data
+
+
+@metric("check_json")
+def check_json(result: Any, rules: Mapping[str, Any]) -> float:
+    """Over a JSON file: every `expect` entry (`key` path, `method`, `ref`) finds its value and matches; no
+    `unexpect` entry that finds a value matches it."""
+    data = _json(result)
+    if data is None:
+        return 0.0
+    for rule in rules.get("expect", []):
+        found, value = _at(data, rule["key"])
+        if not found or not match_value(value, rule):
+            return 0.0
+    for rule in rules.get("unexpect", []):
+        found, value = _at(data, rule["key"])
+        if found and value is not None and match_value(value, rule):
+            return 0.0
+    return 1.0
+
+
+_PREF = re.compile(r'^user_pref\("(?P<key>(?:[^"]|\\")+)", (?P<val>.+)\);$')
+
+
+def _prefs(text: str) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for line in text.splitlines():
+        hit = _PREF.match(line.strip())
+        if hit is not None:
+            try:
+                found[hit["key"]] = json.loads(hit["val"])
+            except json.JSONDecodeError:
+                continue
+    return found
+
+
+@metric("check_thunderbird_prefs")
+def check_thunderbird_prefs(result: Any, rule: Mapping[str, Any]) -> float:
+    """Over a `prefs.js`: every `expect` preference is set and matches its rule; no `unexpect` one matches."""
+    text = read_text(result)
+    if text is None:
+        return 0.0
+    prefs = _prefs(text)
+    expect, unexpect = rule.get("expect", {}), rule.get("unexpect", {})
+    return float(all(k in prefs and match_value(prefs[k], r) for k, r in expect.items())
+                 and not any(k in prefs and match_value(prefs[k], r) for k, r in unexpect.items()))
+
+
+_CONDITION = re.compile(r'\b(?:AND|OR) \((?:[\w ]+),(?:[\w \']+),(?:"(?:(?:[^"]|\")+)"|(?:[^)]+))\)|\bALL\b')
+_FILTER_FIELDS = ("name", "enabled", "type", "action", "actionValue", "condition")
+
+
+def _filters(text: str) -> list[dict[str, Any]]:
+    """Thunderbird's msgFilterRules.dat: `key="value"` lines; a filter ends with its `condition` line."""
+    filters, current = [], {}
+    for line in text.splitlines():
+        key, _, raw = line.partition("=")
+        if key not in _FILTER_FIELDS:
+            continue
+        value = raw.strip()[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+        current[key] = _CONDITION.findall(value) if key == "condition" else value
+        if key == "condition":
+            filters.append(current)
+            current = {}
+    return filters
+
+
+@metric("check_thunderbird_filter")
+def check_thunderbird_filter(result: Any, rules: Mapping[str, Any]) -> float:
+    """Each `expect` partial filter (e.g. {"name": ..., "action": "Move to folder"}) matches a filter; no
+    `unexpect` one matches any."""
+    text = read_text(result)
+    if text is None:
+        return 0.0
+    filters = _filters(text)
+    has = lambda pattern, f: all(k in f and f[k] == v for k, v in pattern.items())  # noqa: E731
+    return float(all(any(has(p, f) for f in filters) for p in rules.get("expect", []))
+                 and not any(has(p, f) for p in rules.get("unexpect", []) for f in filters))
+
+
+@metric("check_config_status")
+def check_config_status(result: Any, rule: Mapping[str, Any]) -> float:
+    """1.0 when a line of the S-expression config (GIMP's) reads `(key ... value)`; `key` may be a [first, second]
+    pair naming the line's first two words."""
+    text = read_text(result)
+    if text is None:
+        return 0.0
+    keys = [rule["key"]] if isinstance(rule["key"], str) else list(rule["key"])
+    for line in text.splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        words = line.strip().lstrip("(").rstrip(")").split()
+        if len(words) > len(keys) - 1 and words[:len(keys)] == keys and words[-1] == rule["value"]:
+            return 1.0
+    return 0.0
+
+
+def vlcrc_value(text: str, key: str) -> str | None:
+    """The last uncommented `key=value` setting in a vlcrc text, or None when it is not set."""
+    found = None
+    for line in text.splitlines():
+        name, sep, value = line.partition("=")
+        if sep and not line.startswith("#") and name.strip() == key:
+            found = value.strip()
+    return found
+
+
+@metric("is_vlc_recordings_folder")
+def is_vlc_recordings_folder(result: Any, rule: Mapping[str, Any]) -> float:
+    """1.0 when VLC's `input-record-path` is `rule["recording_file_path"]`."""
+    text = read_text(result)
+    return float(text is not None and vlcrc_value(text, "input-record-path") == rule["recording_file_path"])

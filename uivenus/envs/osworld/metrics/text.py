@@ -1,0 +1,80 @@
+"""Metrics over plain-text files the agent wrote or edited: exact (optionally blank/case-insensitive) equality,
+line-level similarity, regular expressions per line, CSV records."""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import io
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from uivenus.envs.osworld.metrics.readers import read_text
+from uivenus.envs.osworld.metrics.registry import metric
+
+__all__ = ["check_csv", "check_list", "compare_config", "compare_text_file", "diff_text_file", "file_contains"]
+
+
+@metric("compare_text_file")
+def compare_text_file(result: Any, expected: Any, *, ignore_blanks: bool = False, ignore_case: bool = False) -> float:
+    """1.0 when the two files hold the same text (`ignore_blanks` collapses every run of whitespace)."""
+    have, want = read_text(result), read_text(expected)
+    if have is None or want is None:
+        return 0.0
+    if ignore_blanks:
+        have, want = (re.sub(r"\s+", " ", t).strip() for t in (have, want))
+    if ignore_case:
+        have, want = have.lower(), want.lower()
+    return float(have == want)
+
+
+@metric("diff_text_file")
+def diff_text_file(result: Any, expected: Any) -> float:
+    """How alike the two files' lines are: difflib's ratio over the line sequences (1.0 for identical files)."""
+    have, want = read_text(result), read_text(expected)
+    if have is None or want is None:
+        return 0.0
+    return difflib.SequenceMatcher(a=have.splitlines(), b=want.splitlines()).ratio()
+
+
+@metric("check_list")
+def check_list(result: Any, rules: Mapping[str, Any]) -> float:
+    """1.0 when each `expect` regex matches some line of the file and no `unexpect` regex matches any line."""
+    text = read_text(result)
+    if text is None:
+        return 0.0
+    lines = text.splitlines()
+    expect = [re.compile(p) for p in rules.get("expect", [])]
+    unexpect = [re.compile(p) for p in rules.get("unexpect", [])]
+    return float(all(any(p.search(line) for line in lines) for p in expect)
+                 and not any(p.search(line) for p in unexpect for line in lines))
+
+
+def _has(pattern: Mapping[str, Any], record: Mapping[str, Any]) -> bool:
+    return all(key in record and record[key] == value for key, value in pattern.items())
+
+
+@metric("check_csv")
+def check_csv(result: Any, rules: Mapping[str, Any]) -> float:
+    """Over the CSV's records (header row = keys): each `expect` pattern (a partial record) matches some record
+    and no `unexpect` pattern matches any."""
+    text = read_text(result)
+    if text is None:
+        return 0.0
+    records = list(csv.DictReader(io.StringIO(text)))
+    return float(all(any(_has(p, r) for r in records) for p in rules.get("expect", []))
+                 and not any(_has(p, r) for p in rules.get("unexpect", []) for r in records))
+
+
+@metric("file_contains")
+def file_contains(result: Any, rules: Mapping[str, Any]) -> float:
+    """1.0 when every string in `rules["expected"]` occurs in the file."""
+    text = read_text(result)
+    return float(text is not None and all(s in text for s in rules["expected"]))
+
+
+@metric("compare_config")
+def compare_config(result: Any, rules: Mapping[str, Any]) -> float:
+    """1.0 when the file's whole text is `rules["expected"]`."""
+    return float(read_text(result) == rules["expected"])
