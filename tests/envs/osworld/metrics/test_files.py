@@ -214,3 +214,29 @@ def test_compare_pdfs_on_libreoffice_pdfs(tmp_path: Path, pdfs: dict[str, Path])
     (tmp_path / "bad.pdf").write_bytes(b"%PDF-1.4 truncated")
     assert compare(tmp_path / "bad.pdf", pdfs["gold"]) == 0.0
     assert compare(None, pdfs["gold"]) == 0.0
+
+
+def test_vlcrc_setting_checks_fall_back_to_vlc_defaults(tmp_path: Path) -> None:
+    vlcrc = tmp_path / "vlcrc"
+    vlcrc.write_text("[qt]\n#qt-bgcone=1\nqt-bgcone=0\n#qt-max-volume=125\n[hotkeys]\nglobal-key-play-pause=Ctrl+p\n")
+    assert metric_for("check_qt_bgcone")(vlcrc, {"expected_qt_bgcone": 0}) == 1.0
+    assert metric_for("check_qt_bgcone")(vlcrc, {"expected_qt_bgcone": 1}) == 0.0
+    assert metric_for("check_qt_max_volume")(vlcrc, {"expected_qt_max_volume": "125"}) == 1.0  # unset: the default
+    assert metric_for("check_global_key_play_pause")(vlcrc, {"expected_global_key_play_pause": 1}) == 1.0
+    assert metric_for("check_play_and_exit")(None, {"expected_play_and_exit": 0}) == 0.0
+
+
+def test_is_vlc_playing_reads_the_status_xml(tmp_path: Path) -> None:
+    status = tmp_path / "status.xml"
+    body = ('<root><state>{}</state><information><category name="meta"><info name="filename">{}</info>'
+            '</category></information></root>')
+    status.write_text(body.format("playing", "/home/user/Music/song.mp3"))
+    playing = metric_for("is_vlc_playing")
+    assert playing(status, {"type": "file_name", "file_name": "song.mp3"}) == 1.0
+    assert playing(status, {"type": "file_name", "file_name": "other.mp3"}) == 0.0
+    status.write_text(body.format("paused", "/home/user/Music/song.mp3"))
+    assert playing(status, {"type": "file_name", "file_name": "song.mp3"}) == 0.0
+    status.write_text(body.format("playing", "https://radio.example.org/live.m3u8"))
+    assert playing(status, {"type": "url", "url": "https://radio.example.org/live.m3u8"}) == 1.0
+    status.write_text("<root><state>")
+    assert playing(status, {"type": "file_name", "file_name": "song.mp3"}) == 0.0

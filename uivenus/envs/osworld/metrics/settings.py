@@ -160,3 +160,35 @@ def is_vlc_recordings_folder(result: Any, rule: Mapping[str, Any]) -> float:
     """1.0 when VLC's `input-record-path` is `rule["recording_file_path"]`."""
     text = read_text(result)
     return float(text is not None and vlcrc_value(text, "input-record-path") == rule["recording_file_path"])
+
+
+def _vlcrc_metric(key: str, rule_key: str, default: str, *, set_or_not: bool = False) -> None:
+    """Register VLC's check of one vlcrc setting: the value (VLC's default when unset) must equal the rule's
+    `rule_key` (an int rule value compares as its text). `set_or_not` reads any non-empty value as "1"."""
+
+    def check(result: Any, rule: Mapping[str, Any]) -> float:
+        text = read_text(result)
+        if text is None:
+            return 0.0
+        value = vlcrc_value(text, key)
+        value = default if value is None else value
+        if set_or_not:
+            value = "1" if value else "0"
+        return float(value == str(rule[rule_key]))
+
+    check.__name__ = check.__qualname__ = f"check_{key.replace('-', '_')}"
+    check.__doc__ = f"1.0 when vlcrc's `{key}` (default {default!r}) is `rule[{rule_key!r}]`."
+    metric(f"check_{key.replace('-', '_')}")(check)
+
+
+#: The vlcrc settings the benchmark checks one by one: (key, rule field, VLC's default, any-value-means-set).
+VLCRC_CHECKS = (
+    ("qt-bgcone", "expected_qt_bgcone", "1", False),
+    ("qt-max-volume", "expected_qt_max_volume", "125", False),
+    ("qt-minimal-view", "expected_qt_minimal_view", "0", False),
+    ("global-key-play-pause", "expected_global_key_play_pause", "", True),
+    ("one-instance-when-started-from-file", "expected_one_instance_when_started_from_file", "1", False),
+    ("play-and-exit", "expected_play_and_exit", "0", False),
+)
+for _key, _field, _default, _flag in VLCRC_CHECKS:
+    _vlcrc_metric(_key, _field, _default, set_or_not=_flag)
