@@ -137,3 +137,9 @@ def test_extension_metrics() -> None:
     installed = metric_for("is_expected_installed_extensions")
     assert installed(["Dark Reader", "uBlock"], {"expected": ["uBlock"]}) == 1.0
     assert installed(["Dark Reader"], {"expected": ["uBlock"]}) == 0.0
+
+
+def test_compare_answer_wants_a_non_empty_equal_answer() -> None:
+    assert metric_for("compare_answer")("42", {"expected": "42"}) == 1.0
+    assert metric_for("compare_answer")("41", {"expected": "42"}) == 0.0
+    assert metric_for("compare_answer")("", {"expected": ""}) == 0.0

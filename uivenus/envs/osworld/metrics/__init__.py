@@ -4,7 +4,7 @@
 `metric_for(name)` looks one up and raises `UnknownMetric` naming the known ones. Importing this package imports
 every metric module, so the registry is complete whatever the caller imported before. A file a metric cannot read
 (missing, corrupt, the wrong format) scores 0.0; a malformed `rules`/`options` (a bug in the task) raises.
-See docs/osworld.md for the implemented metrics and the public ones left out, with the reason.
+docs/osworld-metrics.md lists the implemented metrics and the public ones left out, with the reason.
 """
 
 from uivenus.envs.osworld.metrics import (  # noqa: F401 - each module registers its metrics on import

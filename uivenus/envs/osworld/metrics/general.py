@@ -12,8 +12,8 @@ from rapidfuzz import fuzz
 from uivenus.envs.osworld.metrics.registry import metric
 
 __all__ = [
-    "check_direct_json_object", "check_include_exclude", "exact_match", "fuzzy_match", "is_in_list", "literal_match",
-    "match_in_list",
+    "check_direct_json_object", "check_include_exclude", "compare_answer", "exact_match", "fuzzy_match", "is_in_list",
+    "literal_match", "match_in_list",
 ]
 
 
@@ -107,3 +107,9 @@ def check_direct_json_object(result: Any, rules: Mapping[str, Any]) -> float:
         else:
             return 0.0
     return 1.0
+
+
+@metric("compare_answer")
+def compare_answer(result: Any, rules: Mapping[str, Any]) -> float:
+    """1.0 when a non-empty answer equals `rules["expected"]`."""
+    return float(bool(result) and result == rules["expected"])
