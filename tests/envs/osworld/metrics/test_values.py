@@ -143,3 +143,31 @@ def test_compare_answer_wants_a_non_empty_equal_answer() -> None:
     assert metric_for("compare_answer")("42", {"expected": "42"}) == 1.0
     assert metric_for("compare_answer")("41", {"expected": "42"}) == 0.0
     assert metric_for("compare_answer")("", {"expected": ""}) == 0.0
+
+
+def test_browser_profile_checks() -> None:
+    cookies = [(1, ".example.org", "sid"), (2, "news.site", "x")]
+    assert metric_for("is_cookie_deleted")(cookies, {"type": "domains", "domains": ["tracker.net"]}) == 1.0
+    assert metric_for("is_cookie_deleted")(cookies, {"type": "domains", "domains": ["news.site"]}) == 0.0
+    history = [("https://shop.example.org/cart", "Cart", 3)]
+    assert metric_for("check_history_deleted")(history, {"type": "keywords", "keywords": ["bank"]}) == 1.0
+    assert metric_for("check_history_deleted")(history, {"type": "keywords", "keywords": ["shop"]}) == 0.0
+    flags = ["smooth-scrolling@1", "tab-groups@2"]
+    assert metric_for("check_enabled_experiments")(flags, {"type": "names", "names": ["smooth-scrolling",
+                                                                                     "tab-groups"]}) == 1.0
+    assert metric_for("check_enabled_experiments")(flags, {"type": "names", "names": ["tab-groups"]}) == 0.0
+    assert metric_for("check_font_size")({"default_font_size": 20}, {"type": "value", "value": 20}) == 1.0
+    assert metric_for("check_font_size")({"default_font_size": 20}, {"type": "range", "min": 10, "max": 20}) == 0.0
+    assert metric_for("check_font_size")(None, {"type": "value", "value": 20}) == 0.0
+    cart = {"url": "https://store/cart", "content": "Your cart: Portal 2, Celeste"}
+    assert metric_for("is_added_to_steam_cart")(cart, {"items": ["Portal 2", "Celeste"]}) == 1.0
+    assert metric_for("is_added_to_steam_cart")(cart, {"items": ["Hades"]}) == 0.0
+
+
+def test_is_shortcut_on_desktop() -> None:
+    shortcuts = {"/home/user/Desktop/gimp.desktop": "[Desktop Entry]\nName=GIMP\nExec=gimp %U\n"}
+    assert metric_for("is_shortcut_on_desktop")(shortcuts, {"type": "name", "name": "GIMP"}) == 1.0
+    assert metric_for("is_shortcut_on_desktop")(shortcuts, {"type": "exec", "exec": "gimp %U"}) == 1.0
+    assert metric_for("is_shortcut_on_desktop")(shortcuts, {"type": "name", "name": "GIM"}) == 0.0
+    with pytest.raises(ValueError, match="'url'"):
+        metric_for("is_shortcut_on_desktop")(shortcuts, {"type": "url", "url": "x"})

@@ -9,7 +9,8 @@ from typing import Any
 
 from uivenus.envs.osworld.metrics.registry import metric
 
-__all__ = ["check_gnome_favorite_apps", "check_moved_jpgs", "check_text_enlarged", "is_in_vm_clickboard", "is_utc_0"]
+__all__ = ["check_gnome_favorite_apps", "check_moved_jpgs", "check_text_enlarged", "is_in_vm_clickboard",
+           "is_shortcut_on_desktop", "is_utc_0"]
 
 
 @metric("is_utc_0")
@@ -60,3 +61,16 @@ def check_text_enlarged(result: Any) -> float:
         return float(float(result) > 1.0)
     except (TypeError, ValueError):
         return 0.0
+
+
+@metric("is_shortcut_on_desktop")
+def is_shortcut_on_desktop(shortcuts: Any, rule: Mapping[str, Any]) -> float:
+    """1.0 when some .desktop file on the desktop (path -> content) has the line `Name=<name>` (type "name") or
+    `Exec=<command>` (type "exec")."""
+    field = {"name": "Name", "exec": "Exec"}.get(rule.get("type"))
+    if field is None:
+        raise ValueError(f"is_shortcut_on_desktop: rule type {rule.get('type')!r} is not 'name' or 'exec'")
+    if not isinstance(shortcuts, Mapping):
+        return 0.0
+    line = f"{field}={rule[rule['type']]}"
+    return float(any(line in str(content).splitlines() for content in shortcuts.values()))

@@ -12,8 +12,10 @@ from urllib.parse import urlparse, urlunparse
 from uivenus.envs.osworld.metrics.registry import metric
 
 __all__ = [
-    "is_expected_active_tab", "is_expected_bookmarks", "is_expected_installed_extensions", "is_expected_search_query",
-    "is_expected_tabs", "is_expected_url_pattern_match", "same_url",
+    "check_enabled_experiments", "check_font_size", "check_history_deleted", "is_added_to_steam_cart",
+    "is_cookie_deleted", "is_expected_active_tab", "is_expected_active_tab_approximate", "is_expected_bookmarks",
+    "is_expected_installed_extensions", "is_expected_search_query", "is_expected_tabs",
+    "is_expected_url_pattern_match", "is_extension_installed", "same_url",
 ]
 
 
@@ -124,3 +126,50 @@ def is_extension_installed(result: Any, rules: Mapping[str, Any]) -> float:
     if not isinstance(result, str):
         return 0.0
     return float((rules["expected"] in result) == (kind == "contain"))
+
+
+@metric("is_cookie_deleted")
+def is_cookie_deleted(cookies: Any, rule: Mapping[str, Any]) -> float:
+    """1.0 when no row of Chromium's cookie table (host at column 1) is for one of `rule["domains"]`."""
+    _rule_type(rule, "is_cookie_deleted", ("domains",))
+    if not isinstance(cookies, list):
+        return 0.0
+    hosts = [row[1] for row in cookies if isinstance(row, list | tuple) and len(row) > 1]
+    return float(not any(same_url(domain, host) for domain in rule["domains"] for host in hosts))
+
+
+@metric("check_history_deleted")
+def check_history_deleted(history: Any, rule: Mapping[str, Any]) -> float:
+    """1.0 when no visited URL (column 0 of the history rows) contains one of `rule["keywords"]`."""
+    _rule_type(rule, "check_history_deleted", ("keywords",))
+    if not isinstance(history, list):
+        return 0.0
+    urls = [str(row[0]) for row in history if isinstance(row, list | tuple) and row]
+    return float(not any(keyword in url for keyword in rule["keywords"] for url in urls))
+
+
+@metric("check_enabled_experiments")
+def check_enabled_experiments(enabled: Any, rule: Mapping[str, Any]) -> float:
+    """1.0 when the enabled chrome://flags experiments (names before "@") are exactly `rule["names"]`, in order."""
+    _rule_type(rule, "check_enabled_experiments", ("names",))
+    if not isinstance(enabled, list):
+        return 0.0
+    return float([str(item).split("@")[0] for item in enabled] == list(rule["names"]))
+
+
+@metric("check_font_size")
+def check_font_size(font_size: Any, rule: Mapping[str, Any]) -> float:
+    """Over the browser's `default_font_size`: equal to `rule["value"]` ("value"), or strictly between
+    `rule["min"]` and `rule["max"]` ("range")."""
+    kind = _rule_type(rule, "check_font_size", ("value", "range"))
+    size = font_size.get("default_font_size") if isinstance(font_size, Mapping) else None
+    if not isinstance(size, int | float):
+        return 0.0
+    return float(size == rule["value"] if kind == "value" else rule["min"] < size < rule["max"])
+
+
+@metric("is_added_to_steam_cart")
+def is_added_to_steam_cart(active_tab: Any, rule: Mapping[str, Any]) -> float:
+    """1.0 when the active tab's page content names every item of `rule["items"]`."""
+    content = active_tab.get("content") if isinstance(active_tab, Mapping) else None
+    return float(isinstance(content, str) and all(item in content for item in rule["items"]))
