@@ -134,6 +134,10 @@ def test_an_unknown_rule_or_method_raises_naming_it(books: dict[str, Path]) -> N
     with pytest.raises(TableRuleError, match="sheet index 'XX0'"):
         compare_table(books["made"], books["gold"], rules=[{"type": "sheet_data", "sheet_idx0": "XX0",
                                                              "sheet_idx1": 0}])
+    with pytest.raises(TableRuleError, match="sheet index 'RIx'"):
+        compare_table(books["made"], rules=[{"type": "zoom", "sheet_idx": "RIx", "method": "eq", "ref": 1}])
+    with pytest.raises(TypeError, match="rules"):
+        compare_table(books["made"], books["gold"])  # a compare_table without rules is a broken task
     with pytest.raises(UnknownMatchMethod, match="'about'"):
         compare_table(books["made"], rules=[{"type": "zoom", "sheet_idx": 0, "method": "about", "ref": 1}])
 

@@ -11,7 +11,7 @@ naming it (a task we cannot judge must not look failed or passed). Cell values a
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -79,18 +79,17 @@ class _Book:
         return lines
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Pair:
     result: _Book
     expected: _Book | None
-    _cache: dict[str, Any] = field(default_factory=dict)
 
     def locate(self, index: Any) -> tuple[_Book, str]:
         """The book and sheet name an OSWorld sheet index names ("" when an index is past the last sheet)."""
         text = str(index)
         if isinstance(index, int):
             book, how, key = self.result, "I", str(index)
-        elif text[:2] in ("RI", "RN", "EI", "EN"):
+        elif text[:2] in ("RN", "EN") or (text[:2] in ("RI", "EI") and text[2:].isdigit()):
             book = self.result if text[0] == "R" else self.expected
             how, key = text[1], text[2:]
         else:
@@ -338,7 +337,7 @@ TABLE_RULES: Mapping[str, Callable[[_Pair, Mapping[str, Any]], bool]] = {
 
 
 @metric("compare_table")
-def compare_table(result: Any, expected: Any = None, *, rules: list[Mapping[str, Any]] = (), **_: Any) -> float:
+def compare_table(result: Any, expected: Any = None, *, rules: list[Mapping[str, Any]]) -> float:
     """1.0 when the result workbook is readable and every rule holds (see the module docstring)."""
     for rule in rules:
         if rule.get("type") not in TABLE_RULES:
