@@ -13,15 +13,17 @@ from scipy.ndimage import uniform_filter
 from uivenus.envs.osworld.metrics.readers import read_or_none
 from uivenus.envs.osworld.metrics.registry import metric
 
-__all__ = ["check_image_size", "check_structure_sim", "compare_images", "ssim"]
+__all__ = ["check_image_size", "check_structure_sim", "compare_images", "open_image", "ssim", "structure_similar"]
 
 _WINDOW = 7  # scikit-image's default window: 7x7, uniform weights, sample covariance
 
 
-def _open(path: Any, mode: str) -> Image.Image | None:
+def open_image(path: Any, mode: str | None = None) -> Image.Image | None:
+    """The image at `path`, loaded (converted to `mode` when given), or None when it cannot be read."""
     def load(p: Any) -> Image.Image:
         with Image.open(p) as image:
-            return image.convert(mode)
+            image.load()
+            return image.convert(mode) if mode else image.copy()
     return read_or_none(path, load)
 
 
@@ -44,7 +46,7 @@ def ssim(first: np.ndarray, second: np.ndarray, data_range: float = 255.0) -> fl
 def compare_images(result: Any, expected: Any, *, reference_base_result: float | None = None) -> float:
     """The SSIM of the two images in grey, both resized to the smaller one's size. With `reference_base_result`
     (the score of the untouched input), only improvement counts: (s - base) / (1 - base) once s >= base + 0.01."""
-    first, second = _open(result, "L"), _open(expected, "L")
+    first, second = open_image(result, "L"), open_image(expected, "L")
     if first is None or second is None:
         return 0.0
     size = min(first.size, second.size)
@@ -58,20 +60,33 @@ def compare_images(result: Any, expected: Any, *, reference_base_result: float |
     return (score - base) / (1 - base) if score >= base + 0.01 else 0.0
 
 
+def structure_similar(first: Image.Image, second: Image.Image, threshold: float = 0.9) -> bool:
+    """The benchmark's structure check: same size (at least 7x7) and an RGB SSIM of at least `threshold`."""
+    if first.size != second.size or min(first.size) < _WINDOW:
+        return False
+    return ssim(np.asarray(first.convert("RGB")), np.asarray(second.convert("RGB"))) >= threshold
+
+
 @metric("check_structure_sim")
 def check_structure_sim(result: Any, expected: Any) -> float:
-    """1.0 when both images have the same size (at least 7x7) and an RGB SSIM of at least 0.9."""
-    first, second = _open(result, "RGB"), _open(expected, "RGB")
-    if first is None or second is None or first.size != second.size or min(first.size) < _WINDOW:
-        return 0.0
-    return float(ssim(np.asarray(first), np.asarray(second)) >= 0.9)
+    """1.0 when both images are structurally the same (`structure_similar`)."""
+    first, second = open_image(result), open_image(expected)
+    return float(first is not None and second is not None and structure_similar(first, second))
+
+
+def _content_size(image: Image.Image) -> tuple[int, int]:
+    """The size of the image's non-transparent part (0 x 0 when it is all transparent)."""
+    box = image.convert("RGBA").split()[-1].getbbox()
+    return (0, 0) if box is None else (box[2] - box[0], box[3] - box[1])
 
 
 @metric("check_image_size")
 def check_image_size(result: Any, rule: Mapping[str, Any]) -> float:
-    """1.0 when the image is `rule["width"]` wide and/or `rule["height"]` tall (each only checked when given)."""
-    image = _open(result, "RGB")
+    """1.0 when the image is `rule["width"]` wide and/or `rule["height"]` tall (each only checked when given);
+    with `rule["ignore_transparent"]`, the size of its non-transparent part counts."""
+    image = open_image(result)
     if image is None:
         return 0.0
-    width, height = image.size
-    return float(rule.get("width", width) == width and rule.get("height", height) == height)
+    transparent = image.mode in ("RGBA", "LA") or "transparency" in image.info
+    width, height = _content_size(image) if rule.get("ignore_transparent") and transparent else image.size
+    return float(rule.get("width", width) in (None, width) and rule.get("height", height) in (None, height))
