@@ -8,19 +8,21 @@ from pathlib import Path
 
 import docx
 import pytest
-from docx.enum.text import WD_BREAK, WD_PARAGRAPH_ALIGNMENT
+from docx.enum.text import WD_BREAK, WD_COLOR_INDEX, WD_PARAGRAPH_ALIGNMENT
 from PIL import Image
 
 from uivenus.envs.osworld.metrics import metric_for
 
 
 def _document(path: Path, lines: Sequence[str], *, table: Sequence[Sequence[str]], spacing: float, centered: bool,
-              font: str, page_break: bool, footer: str, color: str) -> Path:
+              font: str, page_break: bool, footer: str, color: str, highlight: bool = False) -> Path:
     document = docx.Document()
     for i, line in enumerate(lines):
         paragraph = document.add_paragraph()
         run = paragraph.add_run(line)
         run.font.name = font
+        if highlight and i == 1:
+            run.font.highlight_color = WD_COLOR_INDEX.YELLOW
         paragraph.paragraph_format.line_spacing = spacing
         if i == 0 and centered:
             paragraph.alignment = WD_PARAGRAPH_ALIGNMENT.CENTER
@@ -47,7 +49,7 @@ def docs(tmp_path_factory: pytest.TempPathFactory,
     made = {
         "gold": _document(raw / "gold.docx", ["Quarterly report", "Sales  rose.", "Costs fell."], table=table,
                           spacing=1.5, centered=True, font="Liberation Serif", page_break=True, footer="Page 1",
-                          color="red"),
+                          color="red", highlight=True),
         "same": _document(raw / "same.docx", ["Quarterly report", "Sales rose.", "Costs fell."], table=table,
                           spacing=1.5, centered=True, font="Liberation Serif", page_break=True, footer="Page 1",
                           color="red"),
@@ -55,7 +57,7 @@ def docs(tmp_path_factory: pytest.TempPathFactory,
                            table=[["Item", "Qty"], ["Pens", "4"]], spacing=1.0, centered=False,
                            font="DejaVu Sans", page_break=False, footer="Page", color="blue"),
     }
-    odt = {f"{p.stem}-odt": p for p in soffice_convert([made["gold"], made["other"]], "odt")}
+    odt = {f"{p.stem}-odt": p for p in soffice_convert([made["gold"], made["other"], made["same"]], "odt")}
     return made | odt
 
 
@@ -108,3 +110,78 @@ def test_missing_and_corrupt_documents_score_zero(tmp_path: Path, docs: dict[str
     assert metric_for("compare_docx_files")(corrupt_odt, docs["gold-odt"]) == 0.0
     assert metric_for("is_first_line_centered")(corrupt_docx) == 0.0
     assert metric_for("has_page_numbers_in_footers")(None) == 0.0
+
+
+def test_check_highlighted_words_reads_libreoffice_odt(docs: dict[str, Path]) -> None:
+    check = metric_for("check_highlighted_words")
+    assert check(docs["same-odt"], docs["gold-odt"]) == 1.0  # same text, nothing highlighted
+    assert check(docs["gold-odt"], docs["same-odt"]) == 0.0  # a yellow word is left
+    assert check(docs["other-odt"], docs["gold-odt"]) == 0.0  # the text changed
+
+
+def _plain(path: Path, paragraphs: Sequence[str], *, strike_last: bool = False, italic_pt: int | None = None,
+           spacing: Sequence[float] = (), upper: bool = False) -> Path:
+    document = docx.Document()
+    for i, text in enumerate(paragraphs):
+        paragraph = document.add_paragraph()
+        run = paragraph.add_run(text.upper() if upper else text)
+        if strike_last and i == len(paragraphs) - 1:
+            run.font.strike = True
+        if italic_pt is not None and i == 0:
+            run.italic = True
+            run.font.size = docx.shared.Pt(italic_pt)
+        if i < len(spacing):
+            paragraph.paragraph_format.line_spacing = spacing[i]
+    document.save(path)
+    return path
+
+
+def test_formatting_checks_want_the_text_unchanged_and_the_format_right(tmp_path: Path) -> None:
+    lines = ["Intro text", "Body text", "Conclusion"]
+    plain = _plain(tmp_path / "plain.docx", lines)
+    struck = _plain(tmp_path / "struck.docx", lines, strike_last=True)
+    assert metric_for("evaluate_strike_through_last_paragraph")(struck, plain) == 1.0
+    assert metric_for("evaluate_strike_through_last_paragraph")(plain, plain) == 0.0
+    assert metric_for("check_italic_font_size_14")(_plain(tmp_path / "i14.docx", lines, italic_pt=14), plain) == 1.0
+    assert metric_for("check_italic_font_size_14")(_plain(tmp_path / "i12.docx", lines, italic_pt=12), plain) == 0.0
+    assert metric_for("evaluate_spacing")(_plain(tmp_path / "sp.docx", lines, spacing=(1.0, 2.0, 1.5))) == 1.0
+    assert metric_for("evaluate_spacing")(plain) == 0.0
+    assert metric_for("evaluate_conversion")(plain) == 1.0
+    assert metric_for("evaluate_conversion")(_plain(tmp_path / "up.docx", lines, upper=True)) == 0.0
+
+
+def test_line_and_reference_comparisons(tmp_path: Path) -> None:
+    a = _plain(tmp_path / "a.docx", ["one", "", "two", "References", "Doe, J. (2020). A paper.", "Roe, R. (2019)."])
+    b = _plain(tmp_path / "b.docx", ["two", "one", "References", "Doe, J. (2020). A paper.", "Roe, R. (2019)."])
+    c = _plain(tmp_path / "c.docx", ["one", "", "two", "References", "Smith (1999). Other.", "Jones (2001)."])
+    assert metric_for("compare_docx_lines")(a, b) == 1.0
+    assert metric_for("compare_docx_lines")(a, c) == 0.0
+    assert metric_for("compare_init_lines")(a, a) == 1.0
+    assert metric_for("compare_init_lines")(a, b) == 0.0
+    assert metric_for("compare_docx_files_and_ignore_new_lines")(a, c) == 0.0
+    assert metric_for("compare_docx_files_and_ignore_new_lines")(a, a) == 1.0
+    assert metric_for("compare_references")(a, b) == 1.0
+    assert metric_for("compare_references")(c, a) == 0.0
+    assert metric_for("compare_contains_image")(a, a) == 1.0
+
+
+def test_default_font_and_tab_stops(tmp_path: Path) -> None:
+    xcu = tmp_path / "registrymodifications.xcu"
+    xcu.write_text('<?xml version="1.0"?><oor:items xmlns:oor="http://openoffice.org/2001/registry">'
+                   '<item oor:path="/org.openoffice.Office.Writer/DefaultFont"><prop oor:name="Standard" '
+                   'oor:op="fuse"><value>Liberation Sans</value></prop></item></oor:items>')
+    assert metric_for("find_default_font")(xcu, {"font_name": "Liberation Sans"}) == 1.0
+    assert metric_for("find_default_font")(xcu, {"font_name": "DejaVu Serif"}) == 0.0
+
+    def tabbed(path: Path, position_cm: float) -> Path:
+        document = docx.Document()
+        paragraph = document.add_paragraph("Name\tValue")
+        paragraph.paragraph_format.tab_stops.add_tab_stop(docx.shared.Cm(position_cm))
+        document.save(path)
+        return path
+
+    gold = tabbed(tmp_path / "tab-gold.docx", 5)
+    assert metric_for("check_tabstops")(gold, gold, word_number_split_by_tabstop=1) == 1.0
+    near = metric_for("check_tabstops")(tabbed(tmp_path / "tab-near.docx", 6), gold)
+    assert 0.0 < near < 1.0
+    assert metric_for("check_tabstops")(_plain(tmp_path / "notab.docx", ["Name\tValue"]), gold) == 0.0

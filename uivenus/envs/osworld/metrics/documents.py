@@ -11,18 +11,23 @@ from typing import Any
 
 import docx
 from docx.document import Document
-from docx.enum.text import WD_PARAGRAPH_ALIGNMENT
+from docx.enum.text import WD_PARAGRAPH_ALIGNMENT, WD_TAB_ALIGNMENT
 from odf import opendocument, teletype
-from odf.text import P
+from odf.namespaces import FONS, STYLENS, TEXTNS
+from odf.text import P, Span
 from PIL import Image
 from rapidfuzz import fuzz
 
 from uivenus.envs.osworld.metrics.readers import read_or_none
 from uivenus.envs.osworld.metrics.registry import metric
+from uivenus.envs.osworld.metrics.settings import xcu_value
 
 __all__ = [
-    "compare_docx_files", "compare_docx_images", "compare_docx_tables", "compare_font_names",
-    "compare_insert_equation", "compare_line_spacing", "compare_subscript_contains", "contains_page_break",
+    "check_highlighted_words", "check_italic_font_size_14", "check_tabstops", "compare_contains_image",
+    "compare_docx_files", "compare_docx_files_and_ignore_new_lines", "compare_docx_images", "compare_docx_lines",
+    "compare_docx_tables", "compare_font_names", "compare_init_lines", "compare_insert_equation",
+    "compare_line_spacing", "compare_references", "compare_subscript_contains", "contains_page_break",
+    "evaluate_conversion", "evaluate_spacing", "evaluate_strike_through_last_paragraph", "find_default_font",
     "has_page_numbers_in_footers", "is_first_line_centered",
 ]
 
@@ -194,3 +199,171 @@ def is_first_line_centered(result: Any) -> float:
     """1.0 when the first paragraph is centred."""
     return _one(result, lambda d: bool(d.paragraphs)
                 and d.paragraphs[0].paragraph_format.alignment == WD_PARAGRAPH_ALIGNMENT.CENTER)
+
+
+@metric("compare_init_lines")
+def compare_init_lines(result: Any, expected: Any) -> float:
+    """1.0 when the paragraphs the two documents share by position are equal (the shorter one is a prefix)."""
+    return _both(result, expected, lambda a, b: all(
+        p.text == q.text for p, q in zip(a.paragraphs, b.paragraphs)))
+
+
+def _lines(document: Document) -> set[str]:
+    return {p.text.strip() for p in document.paragraphs if p.text.strip()}
+
+
+@metric("compare_docx_lines")
+def compare_docx_lines(result: Any, expected: Any) -> float:
+    """1.0 when both documents have the same set of non-empty lines, in any order."""
+    return _both(result, expected, lambda a, b: _lines(a) == _lines(b))
+
+
+@metric("compare_docx_files_and_ignore_new_lines")
+def compare_docx_files_and_ignore_new_lines(result: Any, expected: Any, *, ignore_blanks: bool = True) -> float:
+    """`compare_docx_files` over the non-empty paragraphs only (.docx)."""
+
+    def texts(document: Document) -> list[str]:
+        return [p.text for p in document.paragraphs if p.text != ""]
+
+    def same(a: Document, b: Document) -> bool:
+        return _flat(texts(a), False) == _flat(texts(b), False) if ignore_blanks else texts(a) == texts(b)
+
+    return _both(result, expected, same)
+
+
+@metric("compare_contains_image")
+def compare_contains_image(result: Any, expected: Any) -> float:
+    """1.0 when, run by run, the documents agree on where pictures are."""
+    has_picture = lambda run: "graphicData" in run._element.xml  # noqa: E731, SLF001
+    return _both(result, expected, lambda a, b: all(
+        has_picture(r1) == has_picture(r2) for p1, p2 in zip(a.paragraphs, b.paragraphs)
+        for r1, r2 in zip(p1.runs, p2.runs)))
+
+
+@metric("compare_references")
+def compare_references(result: Any, expected: Any, *, reference_indicator: str = "References",
+                       reference_base_result: float = 0.5) -> float:
+    """The similarity of the two reference lists (the non-empty paragraphs after a paragraph reading
+    `reference_indicator`), rescaled so `reference_base_result` (+0.01) scores 0 and identical lists 1."""
+
+    def references(document: Document) -> list[str] | None:
+        texts = [p.text for p in document.paragraphs]
+        if reference_indicator not in texts:
+            return None
+        return [t for t in texts[texts.index(reference_indicator) + 1:] if t.strip()]
+
+    first, second = _docx(result), _docx(expected)
+    if first is None or second is None:
+        return 0.0
+    mine, theirs = references(first), references(second)
+    if mine is None or theirs is None:
+        return float(mine is None and theirs is None)
+    if len(mine) != len(theirs):
+        return 0.0
+    if not mine:
+        return 1.0
+    similarity = sum(fuzz.ratio(a, b) / 100.0 for a, b in zip(mine, theirs, strict=True)) / len(mine)
+    base = float(reference_base_result)
+    return (similarity - base) / (1 - base) if similarity >= base + 0.01 else 0.0
+
+
+def _same_text_then(result: Any, expected: Any, check: Callable[[Document], bool]) -> float:
+    """The benchmark's pattern for formatting tasks: the text must be unchanged, then `check` the result."""
+    return 0.0 if compare_docx_files(result, expected) < 1.0 else _one(result, check)
+
+
+@metric("evaluate_strike_through_last_paragraph")
+def evaluate_strike_through_last_paragraph(result: Any, expected: Any) -> float:
+    """1.0 when the text is unchanged and every run of the last paragraph is struck through."""
+    return _same_text_then(result, expected, lambda d: bool(d.paragraphs)
+                           and all(run.font.strike for run in d.paragraphs[-1].runs))
+
+
+@metric("check_italic_font_size_14")
+def check_italic_font_size_14(result: Any, expected: Any) -> float:
+    """1.0 when the text is unchanged and every italic run is set in 14 pt."""
+    return _same_text_then(result, expected, lambda d: all(
+        run.font.size is not None and run.font.size.pt == 14
+        for p in d.paragraphs for run in p.runs if run.italic))
+
+
+def _all_runs(document: Document) -> Iterable[Any]:
+    for table in document.tables:
+        for row in table.rows:
+            for cell in row.cells:
+                for paragraph in cell.paragraphs:
+                    yield from paragraph.runs
+    for paragraph in document.paragraphs:
+        yield from paragraph.runs
+
+
+@metric("evaluate_conversion")
+def evaluate_conversion(result: Any) -> float:
+    """1.0 when no run (in tables or the body) is all upper case."""
+    return _one(result, lambda d: not any(run.text.isupper() for run in _all_runs(d)))
+
+
+@metric("evaluate_spacing")
+def evaluate_spacing(result: Any) -> float:
+    """1.0 when the first three paragraphs (introduction, body, conclusion) are spaced 1.0, 2.0 and 1.5."""
+    return _one(result, lambda d: len(d.paragraphs) >= 3 and [
+        p.paragraph_format.line_spacing for p in d.paragraphs[:3]] == [1.0, 2.0, 1.5])
+
+
+@metric("find_default_font")
+def find_default_font(result: Any, rules: Mapping[str, Any]) -> float:
+    """1.0 when Writer's default font in registrymodifications.xcu is `rules["font_name"]`."""
+    return float(xcu_value(result, "/org.openoffice.Office.Writer/DefaultFont", "Standard") == rules["font_name"])
+
+
+@metric("check_tabstops")
+def check_tabstops(result: Any, expected: Any, *, word_number_split_by_tabstop: int | None = None,
+                   index: int = 0) -> float:
+    """How close the result's tab stops are to the expected ones, paragraph by paragraph (non-empty ones): 0 when a
+    paragraph's count or alignment of stops differs, else 1 minus the mean stop offset over the text width.
+    `word_number_split_by_tabstop` also wants that many words before (`index`) the tab of each paragraph."""
+    first, second = _docx(result), _docx(expected)
+    if first is None or second is None:
+        return 0.0
+    mine = [p for p in first.paragraphs if p.text.strip()]
+    theirs = [p for p in second.paragraphs if p.text.strip()]
+    if len(mine) != len(theirs) or not mine:
+        return 0.0
+    if word_number_split_by_tabstop is not None:
+        for paragraph in mine:
+            parts = paragraph.text.split("\t")
+            if index >= len(parts) or len(parts[index].split()) != word_number_split_by_tabstop:
+                return 0.0
+    section = second.sections[0]
+    width = section.page_width - section.left_margin - section.right_margin
+
+    def stops(paragraph: Any) -> list[Any]:
+        return [t for t in paragraph.paragraph_format.tab_stops
+                if not (t.alignment == WD_TAB_ALIGNMENT.CLEAR or (t.alignment == WD_TAB_ALIGNMENT.LEFT
+                                                                  and t.position == 0))]
+
+    offset = 0.0
+    for a, b in zip(mine, theirs, strict=True):
+        sa, sb = stops(a), stops(b)
+        if len(sa) != len(sb) or any(x.alignment != y.alignment for x, y in zip(sa, sb, strict=True)):
+            return 0.0
+        offset += sum(abs(x.position - y.position) for x, y in zip(sa, sb, strict=True)) / width
+    return max(0.0, 1 - offset / len(mine))
+
+
+def _highlighted_spans(path: Path) -> bool:
+    """Whether an .odt has a text span whose automatic style paints a yellow (#ffff00) background."""
+    document = opendocument.load(str(path))
+    yellow = {style.getAttrNS(STYLENS, "name") for style in document.automaticstyles.childNodes
+              if any(getattr(prop, "attributes", {}).get((FONS, "background-color")) == "#ffff00"
+                     for prop in style.childNodes)}
+    return any(span.getAttrNS(TEXTNS, "style-name") in yellow for span in document.getElementsByType(Span))
+
+
+@metric("check_highlighted_words")
+def check_highlighted_words(result: Any, expected: Any) -> float:
+    """1.0 when the text is unchanged and no words are highlighted yellow any more (.odt)."""
+    if compare_docx_files(result, expected) < 1.0:
+        return 0.0
+    highlighted = read_or_none(result, _highlighted_spans)
+    return float(highlighted is False)

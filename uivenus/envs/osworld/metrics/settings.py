@@ -5,15 +5,34 @@ from __future__ import annotations
 
 import json
 import re
+import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from typing import Any
 
 from uivenus.envs.osworld.metrics.matching import match_value
-from uivenus.envs.osworld.metrics.readers import read_text
+from uivenus.envs.osworld.metrics.readers import read_or_none, read_text
 from uivenus.envs.osworld.metrics.registry import metric
 
 __all__ = ["check_config_status", "check_json", "check_json_keybindings", "check_json_settings",
-           "check_thunderbird_filter", "check_thunderbird_prefs", "is_vlc_recordings_folder", "vlcrc_value"]
+           "check_thunderbird_filter", "check_thunderbird_prefs", "is_vlc_recordings_folder", "vlcrc_value",
+           "xcu_value"]
+
+_OOR = "{http://openoffice.org/2001/registry}"
+
+
+def xcu_value(path: object, item_path: str, prop: str) -> str | None:
+    """A setting from LibreOffice's registrymodifications.xcu: the value of `prop` in the item at `item_path`
+    (e.g. "/org.openoffice.Office.Writer/DefaultFont", "Standard"); None when unset or unreadable."""
+    tree = read_or_none(path, ET.parse)
+    if tree is None:
+        return None
+    found = None
+    for item in tree.getroot().iter("item"):
+        if item.get(f"{_OOR}path") == item_path:
+            for node in item.iter("prop"):
+                if node.get(f"{_OOR}name") == prop:
+                    found = node.findtext("value")
+    return found
 
 
 def _json(path: Any, *, skip_first_line: bool = False) -> Any:

@@ -6,7 +6,6 @@ Options the benchmark tied to single public tasks (a title that must sit below 3
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -17,6 +16,7 @@ from pptx.presentation import Presentation
 
 from uivenus.envs.osworld.metrics.readers import read_or_none
 from uivenus.envs.osworld.metrics.registry import metric
+from uivenus.envs.osworld.metrics.settings import xcu_value
 
 __all__ = ["SlideOptionError", "check_presenter_console_disable", "check_slide_orientation_Portrait",
            "compare_pptx_files"]
@@ -183,13 +183,5 @@ def check_slide_orientation_Portrait(result: Any) -> float:  # noqa: N802 - the 
 @metric("check_presenter_console_disable")
 def check_presenter_console_disable(result: Any) -> float:
     """1.0 when LibreOffice's registrymodifications.xcu turns the Impress presenter screen off."""
-    tree = read_or_none(result, ET.parse)
-    if tree is None:
-        return 0.0
-    oor = "{http://openoffice.org/2001/registry}"
-    for item in tree.getroot().iter("item"):
-        if item.get(f"{oor}path") == "/org.openoffice.Office.Impress/Misc/Start":
-            for prop in item.iter("prop"):
-                if prop.get(f"{oor}name") == "EnablePresenterScreen":
-                    return float((prop.findtext("value") or "").strip().lower() == "false")
-    return 0.0
+    value = xcu_value(result, "/org.openoffice.Office.Impress/Misc/Start", "EnablePresenterScreen")
+    return float((value or "").strip().lower() == "false")
