@@ -1,17 +1,17 @@
-"""OSWorld's small rule language for one value, `{"method": ..., "ref": ...}`, shared by the table, JSON and
-preferences metrics: one matcher per method name, so a new method is one entry."""
+"""The small rule shapes OSWorld's metrics share: the one-value language `{"method": ..., "ref": ...}` (one matcher
+per method name, so a new method is one entry), "expect"/"unexpect" lists, partial records, and a rule's `type`."""
 
 from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import reduce
 from typing import Any
 
 from openpyxl.worksheet.cell_range import MultiCellRange
 
-__all__ = ["UnknownMatchMethod", "match_value"]
+__all__ = ["UnknownMatchMethod", "expect_unexpect", "match_value", "partial_record", "rule_type"]
 
 
 class UnknownMatchMethod(ValueError):
@@ -77,3 +77,24 @@ def match_value(value: Any, rule: Mapping[str, Any]) -> bool:
         known = [*sorted(_EXACT), "re.FLAG[.FLAG]", "approx:TOLERANCE", "range.XY"]
         raise UnknownMatchMethod(f"unknown match method {method!r}; known: {', '.join(known)}")
     return matcher(method, value, rule["ref"])
+
+
+def expect_unexpect(items: Iterable[Any], expect: Iterable[Any], unexpect: Iterable[Any],
+                    matches: Callable[[Any, Any], bool]) -> bool:
+    """The benchmark's expect/unexpect shape: every `expect` entry matches some item, no `unexpect` entry any."""
+    held = list(items)
+    return (all(any(matches(wanted, item) for item in held) for wanted in expect)
+            and not any(matches(unwanted, item) for unwanted in unexpect for item in held))
+
+
+def partial_record(pattern: Mapping[str, Any], record: Mapping[str, Any]) -> bool:
+    """Whether `record` has every key of `pattern` with the same value."""
+    return all(key in record and record[key] == value for key, value in pattern.items())
+
+
+def rule_type(rule: Mapping[str, Any], metric_name: str, known: Sequence[str]) -> str:
+    """`rule["type"]`, which must be one of `known`; a ValueError naming the metric and the known types if not."""
+    kind = rule.get("type")
+    if kind not in known:
+        raise ValueError(f"{metric_name}: rule type {kind!r} is not one of {', '.join(known)}")
+    return kind

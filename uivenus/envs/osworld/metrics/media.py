@@ -8,7 +8,7 @@ from typing import Any
 
 from mutagen.easyid3 import EasyID3
 
-from uivenus.envs.osworld.metrics.matching import match_value
+from uivenus.envs.osworld.metrics.matching import match_value, rule_type
 from uivenus.envs.osworld.metrics.readers import read_or_none
 from uivenus.envs.osworld.metrics.registry import metric
 
@@ -43,8 +43,6 @@ def is_vlc_playing(result: Any, rule: Mapping[str, Any]) -> float:
     shown = _playing_file(status)
     if shown is None:
         return 0.0
-    if rule["type"] == "file_name":
+    if rule_type(rule, "is_vlc_playing", ("file_name", "url")) == "file_name":
         return float(shown.endswith(rule["file_name"]))
-    if rule["type"] == "url":
-        return float(rule["url"] in shown or shown == rule["url"].rstrip("/").rsplit("/", 1)[-1])
-    raise ValueError(f"is_vlc_playing: rule type {rule['type']!r} is not 'file_name' or 'url'")
+    return float(rule["url"] in shown or shown == rule["url"].rstrip("/").rsplit("/", 1)[-1])

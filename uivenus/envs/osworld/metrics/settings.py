@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from typing import Any
 
-from uivenus.envs.osworld.metrics.matching import match_value
+from uivenus.envs.osworld.metrics.matching import expect_unexpect, match_value, partial_record
 from uivenus.envs.osworld.metrics.readers import read_or_none, read_text
 from uivenus.envs.osworld.metrics.registry import metric
 
@@ -141,10 +141,7 @@ def check_thunderbird_filter(result: Any, rules: Mapping[str, Any]) -> float:
     text = read_text(result)
     if text is None:
         return 0.0
-    filters = _filters(text)
-    has = lambda pattern, f: all(k in f and f[k] == v for k, v in pattern.items())  # noqa: E731
-    return float(all(any(has(p, f) for f in filters) for p in rules.get("expect", []))
-                 and not any(has(p, f) for p in rules.get("unexpect", []) for f in filters))
+    return float(expect_unexpect(_filters(text), rules.get("expect", []), rules.get("unexpect", []), partial_record))
 
 
 @metric("check_config_status")

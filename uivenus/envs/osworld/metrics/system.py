@@ -7,6 +7,7 @@ import ast
 from collections.abc import Mapping
 from typing import Any
 
+from uivenus.envs.osworld.metrics.matching import rule_type
 from uivenus.envs.osworld.metrics.registry import metric
 
 __all__ = ["check_gnome_favorite_apps", "check_moved_jpgs", "check_text_enlarged", "is_in_vm_clickboard",
@@ -67,10 +68,8 @@ def check_text_enlarged(result: Any) -> float:
 def is_shortcut_on_desktop(shortcuts: Any, rule: Mapping[str, Any]) -> float:
     """1.0 when some .desktop file on the desktop (path -> content) has the line `Name=<name>` (type "name") or
     `Exec=<command>` (type "exec")."""
-    field = {"name": "Name", "exec": "Exec"}.get(rule.get("type"))
-    if field is None:
-        raise ValueError(f"is_shortcut_on_desktop: rule type {rule.get('type')!r} is not 'name' or 'exec'")
+    kind = rule_type(rule, "is_shortcut_on_desktop", ("name", "exec"))
     if not isinstance(shortcuts, Mapping):
         return 0.0
-    line = f"{field}={rule[rule['type']]}"
+    line = f"{kind.capitalize()}={rule[kind]}"
     return float(any(line in str(content).splitlines() for content in shortcuts.values()))

@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from uivenus.envs.osworld.metrics.matching import expect_unexpect, partial_record
 from uivenus.envs.osworld.metrics.readers import read_text
 from uivenus.envs.osworld.metrics.registry import metric
 
@@ -44,15 +45,9 @@ def check_list(result: Any, rules: Mapping[str, Any]) -> float:
     text = read_text(result)
     if text is None:
         return 0.0
-    lines = text.splitlines()
     expect = [re.compile(p) for p in rules.get("expect", [])]
     unexpect = [re.compile(p) for p in rules.get("unexpect", [])]
-    return float(all(any(p.search(line) for line in lines) for p in expect)
-                 and not any(p.search(line) for p in unexpect for line in lines))
-
-
-def _has(pattern: Mapping[str, Any], record: Mapping[str, Any]) -> bool:
-    return all(key in record and record[key] == value for key, value in pattern.items())
+    return float(expect_unexpect(text.splitlines(), expect, unexpect, lambda p, line: p.search(line) is not None))
 
 
 @metric("check_csv")
@@ -63,8 +58,7 @@ def check_csv(result: Any, rules: Mapping[str, Any]) -> float:
     if text is None:
         return 0.0
     records = list(csv.DictReader(io.StringIO(text)))
-    return float(all(any(_has(p, r) for r in records) for p in rules.get("expect", []))
-                 and not any(_has(p, r) for p in rules.get("unexpect", []) for r in records))
+    return float(expect_unexpect(records, rules.get("expect", []), rules.get("unexpect", []), partial_record))
 
 
 @metric("file_contains")

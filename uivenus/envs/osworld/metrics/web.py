@@ -4,11 +4,12 @@ the list of open tabs, the bookmarks tree, a profile's extensions."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from itertools import product
 from typing import Any
 from urllib.parse import urlparse, urlunparse
 
+from uivenus.envs.osworld.metrics.matching import rule_type
 from uivenus.envs.osworld.metrics.registry import metric
 
 __all__ = [
@@ -37,24 +38,17 @@ def same_url(a: str | None, b: str | None) -> bool:
     return a == b if a is None or b is None else _normal_url(a) == _normal_url(b)
 
 
-def _rule_type(rule: Mapping[str, Any], metric_name: str, known: Sequence[str]) -> str:
-    kind = rule.get("type")
-    if kind not in known:
-        raise ValueError(f"{metric_name}: rule type {kind!r} is not one of {', '.join(known)}")
-    return kind
-
-
 @metric("is_expected_active_tab")
 def is_expected_active_tab(active_tab: Any, rule: Mapping[str, Any]) -> float:
     """1.0 when the active tab shows `rule["url"]` (`rule["type"]` must be "url")."""
-    _rule_type(rule, "is_expected_active_tab", ("url",))
+    rule_type(rule, "is_expected_active_tab", ("url",))
     return float(bool(active_tab) and same_url(rule["url"], _url_of(active_tab)))
 
 
 @metric("is_expected_active_tab_approximate")
 def is_expected_active_tab_approximate(active_tab: Any, rule: Mapping[str, Any]) -> float:
     """Like `is_expected_active_tab`, ignoring the URLs' query strings."""
-    _rule_type(rule, "is_expected_active_tab_approximate", ("url",))
+    rule_type(rule, "is_expected_active_tab_approximate", ("url",))
     url = _url_of(active_tab)
     if not url:
         return 0.0
@@ -78,7 +72,7 @@ def is_expected_search_query(active_tab: Any, rules: Mapping[str, Any]) -> float
 @metric("is_expected_tabs")
 def is_expected_tabs(open_tabs: Any, rule: Mapping[str, Any]) -> float:
     """1.0 when the open tabs' URLs are `rule["urls"]` (same count, each expected URL among them, any order)."""
-    _rule_type(rule, "is_expected_tabs", ("url",))
+    rule_type(rule, "is_expected_tabs", ("url",))
     if not isinstance(open_tabs, list):
         return 0.0
     have = [_url_of(tab) for tab in open_tabs]
@@ -95,7 +89,7 @@ def is_expected_bookmarks(bookmarks: Any, rule: Mapping[str, Any]) -> float:
     """Check the bookmarks bar (Chromium's `Bookmarks` roots): its folder names (`bookmark_bar_folders_names`), its
     site URLs (`bookmark_bar_websites_urls`), or the URLs in its "Liked Authors" folder (`liked_authors_websites_urls`,
     where an entry may list alternatives)."""
-    kind = _rule_type(rule, "is_expected_bookmarks",
+    kind = rule_type(rule, "is_expected_bookmarks",
                       ("bookmark_bar_folders_names", "bookmark_bar_websites_urls", "liked_authors_websites_urls"))
     children = _bar_children(bookmarks)
     if not children:
@@ -122,7 +116,7 @@ def is_expected_installed_extensions(installed: Any, expected: Mapping[str, Any]
 def is_extension_installed(result: Any, rules: Mapping[str, Any]) -> float:
     """Over a command's output listing extensions: `rules["type"]` "contain" wants `rules["expected"]` in it,
     "not_contain" wants it absent."""
-    kind = _rule_type(rules, "is_extension_installed", ("contain", "not_contain"))
+    kind = rule_type(rules, "is_extension_installed", ("contain", "not_contain"))
     if not isinstance(result, str):
         return 0.0
     return float((rules["expected"] in result) == (kind == "contain"))
@@ -131,7 +125,7 @@ def is_extension_installed(result: Any, rules: Mapping[str, Any]) -> float:
 @metric("is_cookie_deleted")
 def is_cookie_deleted(cookies: Any, rule: Mapping[str, Any]) -> float:
     """1.0 when no row of Chromium's cookie table (host at column 1) is for one of `rule["domains"]`."""
-    _rule_type(rule, "is_cookie_deleted", ("domains",))
+    rule_type(rule, "is_cookie_deleted", ("domains",))
     if not isinstance(cookies, list):
         return 0.0
     hosts = [row[1] for row in cookies if isinstance(row, list | tuple) and len(row) > 1]
@@ -141,7 +135,7 @@ def is_cookie_deleted(cookies: Any, rule: Mapping[str, Any]) -> float:
 @metric("check_history_deleted")
 def check_history_deleted(history: Any, rule: Mapping[str, Any]) -> float:
     """1.0 when no visited URL (column 0 of the history rows) contains one of `rule["keywords"]`."""
-    _rule_type(rule, "check_history_deleted", ("keywords",))
+    rule_type(rule, "check_history_deleted", ("keywords",))
     if not isinstance(history, list):
         return 0.0
     urls = [str(row[0]) for row in history if isinstance(row, list | tuple) and row]
@@ -151,7 +145,7 @@ def check_history_deleted(history: Any, rule: Mapping[str, Any]) -> float:
 @metric("check_enabled_experiments")
 def check_enabled_experiments(enabled: Any, rule: Mapping[str, Any]) -> float:
     """1.0 when the enabled chrome://flags experiments (names before "@") are exactly `rule["names"]`, in order."""
-    _rule_type(rule, "check_enabled_experiments", ("names",))
+    rule_type(rule, "check_enabled_experiments", ("names",))
     if not isinstance(enabled, list):
         return 0.0
     return float([str(item).split("@")[0] for item in enabled] == list(rule["names"]))
@@ -161,7 +155,7 @@ def check_enabled_experiments(enabled: Any, rule: Mapping[str, Any]) -> float:
 def check_font_size(font_size: Any, rule: Mapping[str, Any]) -> float:
     """Over the browser's `default_font_size`: equal to `rule["value"]` ("value"), or strictly between
     `rule["min"]` and `rule["max"]` ("range")."""
-    kind = _rule_type(rule, "check_font_size", ("value", "range"))
+    kind = rule_type(rule, "check_font_size", ("value", "range"))
     size = font_size.get("default_font_size") if isinstance(font_size, Mapping) else None
     if not isinstance(size, int | float):
         return 0.0
