@@ -120,3 +120,21 @@ def test_to_taskspec_keeps_the_original_json(tmp_path: Path) -> None:
     assert spec.metadata["domain"] == "os"
     with pytest.raises(OSWorldError, match="unknown solution"):
         loaded.tasks[0].to_taskspec("best")
+
+
+def test_the_public_sets_shapes_load(tmp_path: Path) -> None:
+    """Shapes the public files use: an infeasible task without result/expected, shell-string commands, several
+    metrics joined by `conj` with a list of options, extra fields we do not read (`trajectory`, `proxy`)."""
+    write(tmp_path / "os/refuse.json", task("refuse", trajectory="trajectories/", evaluator={"func": "infeasible"},
+                                            config=[{"type": "execute", "parameters": {
+                                                "command": "echo password | sudo -S su - charles", "shell": True}}]))
+    write(tmp_path / "chrome/both.json", task("both", proxy=True, evaluator={
+        "func": ["is_expected_tabs", "check_direct_json_object"], "conj": "or",
+        "result": [{"type": "open_tabs_info"}, {"type": "vm_command_line", "command": "cat x"}],
+        "expected": [{"type": "rule", "rules": {"urls": []}}, {"type": "rule", "rules": {"expected": {}}}],
+        "options": [{}, {"relativeTime": True}],
+        "postconfig": [{"type": "sleep", "parameters": {"seconds": 1}}]}))
+    write(tmp_path / "chrome/badconj.json", task("badconj", evaluator={"func": ["a", "b"], "conj": "xor"}))
+    loaded = load_osworld(tmp_path, check=lambda data: ())
+    assert sorted(t.id for t in loaded.tasks) == ["both", "refuse"]
+    assert [e.id for e in loaded.errors] == ["badconj"] and "evaluator.conj" in loaded.errors[0].reason
