@@ -214,6 +214,11 @@ def test_compare_pdfs_on_libreoffice_pdfs(tmp_path: Path, pdfs: dict[str, Path])
     (tmp_path / "bad.pdf").write_bytes(b"%PDF-1.4 truncated")
     assert compare(tmp_path / "bad.pdf", pdfs["gold"]) == 0.0
     assert compare(None, pdfs["gold"]) == 0.0
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps({"number": "2024-117", "total": "420 EUR"}))
+    assert metric_for("is_gold_text_included_in_pdf")(pdfs["gold"], gold) == 1.0
+    assert metric_for("is_gold_text_included_in_pdf")(pdfs["other"], gold) == 0.0
+    assert metric_for("is_gold_text_included_in_pdf")(tmp_path / "bad.pdf", gold) == 0.0
 
 
 def test_vlcrc_setting_checks_fall_back_to_vlc_defaults(tmp_path: Path) -> None:
@@ -240,3 +245,28 @@ def test_is_vlc_playing_reads_the_status_xml(tmp_path: Path) -> None:
     assert playing(status, {"type": "url", "url": "https://radio.example.org/live.m3u8"}) == 1.0
     status.write_text("<root><state>")
     assert playing(status, {"type": "file_name", "file_name": "song.mp3"}) == 0.0
+
+
+def test_yaml_json_inclusion_and_script_texts(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("server:\n  port: 8080\n  hosts: [a, b]\n")
+    assert metric_for("check_json")(config, {"expect": [{"key": ["server", "port"], "method": "eq", "ref": 8080}]},
+                                    is_yaml=True) == 1.0
+    assert metric_for("check_json")(config, {"expect": [{"key": ["server", "port"], "method": "eq", "ref": 8080}]}) \
+        == 0.0  # not JSON
+    gold, result = tmp_path / "gold.json", tmp_path / "result.json"
+    gold.write_text('{"a": 1, "b": [2]}')
+    result.write_text('{"a": 1, "b": [2], "c": 3}')
+    assert metric_for("is_included_all_json_objects")(gold, result) == 1.0
+    assert metric_for("is_included_all_json_objects")(result, gold) == 0.0
+    log = tmp_path / "log.txt"
+    log.write_text("12:00:01 start\nno time here\n23:59:59 end\n")
+    assert metric_for("check_line_number")(log, {"expected": "2"}) == 1.0
+    assert metric_for("check_line_number")(log, {"expected": 3}) == 0.0
+    assert metric_for("compare_terminal_and_txt")(log, log.read_text()) == 1.0
+    assert metric_for("compare_terminal_and_txt")(log, "12:00:01 start") == 0.0
+    (tmp_path / "a.py").write_text("#!/usr/bin/env python3\nimport os\n\n\tprint(os.sep)   \n")
+    (tmp_path / "b.py").write_text("import os\n    print(os.sep)\n")
+    (tmp_path / "c.py").write_text("import sys\n    print(sys.path)\n")
+    assert metric_for("compare_python_pure_text")(tmp_path / "a.py", tmp_path / "b.py") == 1.0
+    assert metric_for("compare_python_pure_text")(tmp_path / "c.py", tmp_path / "b.py") == 0.0

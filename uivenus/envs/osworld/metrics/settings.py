@@ -9,13 +9,15 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from typing import Any
 
+import yaml
+
 from uivenus.envs.osworld.metrics.matching import expect_unexpect, match_value, partial_record
 from uivenus.envs.osworld.metrics.readers import read_or_none, read_text
 from uivenus.envs.osworld.metrics.registry import metric
 
 __all__ = ["check_config_status", "check_json", "check_json_keybindings", "check_json_settings",
-           "check_thunderbird_filter", "check_thunderbird_prefs", "is_vlc_recordings_folder", "vlcrc_value",
-           "xcu_value"]
+           "check_thunderbird_filter", "check_thunderbird_prefs", "is_included_all_json_objects",
+           "is_vlc_recordings_folder", "vlcrc_value", "xcu_value"]
 
 _OOR = "{http://openoffice.org/2001/registry}"
 
@@ -35,13 +37,15 @@ def xcu_value(path: object, item_path: str, prop: str) -> str | None:
     return found
 
 
-def _json(path: Any, *, skip_first_line: bool = False) -> Any:
+def _json(path: Any, *, skip_first_line: bool = False, yaml_text: bool = False) -> Any:
+    """The JSON (or YAML) document in the file; None when it is missing or does not parse."""
     text = read_text(path)
     if text is None:
         return None
+    body = text.split("\n", 1)[1] if skip_first_line and "\n" in text else text
     try:
-        return json.loads(text.split("\n", 1)[1] if skip_first_line and "\n" in text else text)
-    except json.JSONDecodeError:
+        return yaml.safe_load(body) if yaml_text else json.loads(body)
+    except (json.JSONDecodeError, yaml.YAMLError):
         return None
 
 
@@ -71,10 +75,10 @@ def _at(data: Any, path: list[Any]) -> tuple[bool, Any]:
 
 
 @metric("check_json")
-def check_json(result: Any, rules: Mapping[str, Any]) -> float:
-    """Over a JSON file: every `expect` entry (`key` path, `method`, `ref`) finds its value and matches; no
-    `unexpect` entry that finds a value matches it."""
-    data = _json(result)
+def check_json(result: Any, rules: Mapping[str, Any], is_yaml: bool = False) -> float:
+    """Over a JSON (or, with `is_yaml`, YAML) file: every `expect` entry (`key` path, `method`, `ref`) finds its
+    value and matches; no `unexpect` entry that finds a value matches it."""
+    data = _json(result, yaml_text=is_yaml)
     if data is None:
         return 0.0
     for rule in rules.get("expect", []):
@@ -208,3 +212,12 @@ VLCRC_CHECKS = (
 )
 for _key, _field, _default, _flag in VLCRC_CHECKS:
     _vlcrc_metric(_key, _field, _default, set_or_not=_flag)
+
+
+@metric("is_included_all_json_objects")
+def is_included_all_json_objects(expected: Any, result: Any) -> float:
+    """1.0 when the result JSON file has every key of the expected one with the same value. The benchmark passes
+    the expected file first."""
+    want, have = _json(expected), _json(result)
+    return float(isinstance(want, dict) and isinstance(have, dict)
+                 and all(k in have and have[k] == v for k, v in want.items()))

@@ -14,7 +14,10 @@ from uivenus.envs.osworld.metrics.matching import expect_unexpect, partial_recor
 from uivenus.envs.osworld.metrics.readers import read_text
 from uivenus.envs.osworld.metrics.registry import metric
 
-__all__ = ["check_csv", "check_list", "compare_config", "compare_text_file", "diff_text_file", "file_contains"]
+__all__ = [
+    "check_csv", "check_line_number", "check_list", "compare_config", "compare_python_pure_text",
+    "compare_terminal_and_txt", "compare_text_file", "diff_text_file", "file_contains",
+]
 
 
 @metric("compare_text_file")
@@ -72,3 +75,37 @@ def file_contains(result: Any, rules: Mapping[str, Any]) -> float:
 def compare_config(result: Any, rules: Mapping[str, Any]) -> float:
     """1.0 when the file's whole text is `rules["expected"]`."""
     return float(read_text(result) == rules["expected"])
+
+
+@metric("check_line_number")
+def check_line_number(result: Any, rules: Mapping[str, Any]) -> float:
+    """1.0 when exactly `rules["expected"]` lines of the file carry a time of day (HH:MM:SS)."""
+    text = read_text(result)
+    if text is None:
+        return 0.0
+    clock = re.compile(r"([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)")
+    return float(sum(1 for line in text.splitlines() if clock.search(line)) == int(rules["expected"]))
+
+
+@metric("compare_terminal_and_txt")
+def compare_terminal_and_txt(result: Any, terminal_output: Any) -> float:
+    """1.0 when the terminal printed exactly the file's text."""
+    text = read_text(result)
+    return float(bool(text) and isinstance(terminal_output, str) and terminal_output == text)
+
+
+def _python_lines(text: str) -> str:
+    """Python source without a leading shebang/encoding line, blank lines and trailing spaces (tabs as 4)."""
+    lines = text.splitlines()
+    head = 0
+    while head < min(len(lines), 3) and lines[head].strip().startswith(("#!", "# -*- coding:", "# coding:",
+                                                                          "# coding=")):
+        head += 1
+    return "\n".join(line.expandtabs(4).rstrip() for line in lines[head:] if line.strip())
+
+
+@metric("compare_python_pure_text")
+def compare_python_pure_text(result: Any, expected: Any) -> float:
+    """1.0 when the two Python files read the same once layout noise is gone (never run)."""
+    have, want = read_text(result), read_text(expected)
+    return float(have is not None and want is not None and _python_lines(have) == _python_lines(want))
