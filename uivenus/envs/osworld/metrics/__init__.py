@@ -8,7 +8,8 @@ docs/osworld-metrics.md lists the implemented metrics and the public ones left o
 """
 
 from uivenus.envs.osworld.metrics import (  # noqa: F401 - each module registers its metrics on import
-    archives, documents, general, gimp, images, media, pages, pdfs, settings, slides, system, tables, text, web,
+    accessibility, archives, documents, general, gimp, images, media, pages, pdfs, settings, slides, system, tables,
+    text, web,
 )
 from uivenus.envs.osworld.metrics.registry import METRICS, Metric, UnknownMetric, metric, metric_for
 
