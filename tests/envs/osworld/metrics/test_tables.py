@@ -3,6 +3,7 @@ computes the formulas, as Calc does when the agent saves), so the metric reads w
 
 from __future__ import annotations
 
+import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -150,3 +151,30 @@ def test_compare_csv(tmp_path: Path) -> None:
     assert compare_csv(tmp_path / "a.csv", tmp_path / "b.csv") == 0.0
     assert compare_csv(tmp_path / "a.csv", tmp_path / "b.csv", strict=False, ignore_case=True) == 1.0
     assert compare_csv(None, tmp_path / "b.csv") == 0.0
+
+
+def _with_sparkline(source: Path, target: Path, data_range: str) -> Path:
+    """`source` with a sparkline in Data!D2 over `data_range` (openpyxl cannot write one: the XML goes in by hand,
+    as Excel and Calc write it, in the sheet's extension list)."""
+    ext = ('<extLst><ext uri="{05C60535-1F16-4fd2-B633-F4F36F0B64E0}" '
+           'xmlns:x14="http://schemas.microsoft.com/office/spreadsheetml/2009/9/main"><x14:sparklineGroups '
+           'xmlns:xm="http://schemas.microsoft.com/office/excel/2006/main"><x14:sparklineGroup><x14:sparklines>'
+           f'<x14:sparkline><xm:f>{data_range}</xm:f><xm:sqref>D2</xm:sqref></x14:sparkline></x14:sparklines>'
+           '</x14:sparklineGroup></x14:sparklineGroups></ext></extLst>')
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
+        for item in old.infolist():
+            data = old.read(item.filename)
+            if item.filename == "xl/worksheets/sheet1.xml":
+                data = data.replace(b"</worksheet>", ext.encode() + b"</worksheet>")
+            new.writestr(item, data)
+    return target
+
+
+def test_sparklines_are_read_from_the_sheet_xml(tmp_path: Path, books: dict[str, Path]) -> None:
+    gold = _with_sparkline(books["raw-gold"], tmp_path / "gold.xlsx", "Data!B2:B3")
+    same = _with_sparkline(books["raw-made"], tmp_path / "same.xlsx", "Data!B2:B3")
+    other = _with_sparkline(books["raw-made"], tmp_path / "other.xlsx", "Data!B2:B4")
+    rule = _data("sparkline")
+    assert compare_table(same, gold, rules=[rule]) == 1.0
+    assert compare_table(other, gold, rules=[rule]) == 0.0
+    assert compare_table(books["raw-made"], gold, rules=[rule]) == 0.0  # no sparkline at all

@@ -10,6 +10,8 @@ naming it (a task we cannot judge must not look failed or passed). Cell values a
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
+import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -67,6 +69,10 @@ class _Book:
             return None
         return read_or_none(self.path, lambda _p: pd.read_excel(self.frames, name))
 
+    def sparklines(self, name: str) -> dict[str, str] | None:
+        """The sheet's sparklines, cell -> data range (openpyxl drops them, so they are read from the sheet's XML)."""
+        return read_or_none(self.path, lambda p: _sparklines(p, name))
+
     def printed(self, name: str) -> list[str] | None:
         """The sheet as LibreOffice printed it to CSV: the task's own steps write `<stem>-<sheet>.csv` beside the
         book (the benchmark's convention); trailing blank lines do not count."""
@@ -100,6 +106,23 @@ class _Pair:
             return book, key
         names = book.sheet_names
         return book, names[int(key)] if int(key) < len(names) else ""
+
+
+_MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+_RELS = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+_X14 = "{http://schemas.microsoft.com/office/spreadsheetml/2009/9/main}"
+_XM = "{http://schemas.microsoft.com/office/excel/2006/main}"
+
+
+def _sparklines(path: Path, sheet: str) -> dict[str, str]:
+    """Sparklines of `sheet` in an .xlsx: the sheet's part is found through the workbook's relationships."""
+    with zipfile.ZipFile(path) as book:
+        workbook = ET.fromstring(book.read("xl/workbook.xml"))
+        rel_id = next(s.get(f"{_RELS}id") for s in workbook.iter(f"{_MAIN}sheet") if s.get("name") == sheet)
+        rels = ET.fromstring(book.read("xl/_rels/workbook.xml.rels"))
+        target = next(r.get("Target") for r in rels if r.get("Id") == rel_id)
+        part = ET.fromstring(book.read(target.lstrip("/") if target.startswith("/") else f"xl/{target}"))
+    return {line.findtext(f"{_XM}sqref"): line.findtext(f"{_XM}f") for line in part.iter(f"{_X14}sparkline")}
 
 
 def _number_as_float(value: Any) -> Any:
@@ -205,6 +228,12 @@ def _sheet_fuzzy(pair: _Pair, rule: Mapping[str, Any]) -> bool:
                 if not test(first, second, sub):
                     return False
     return True
+
+
+def _sparkline(pair: _Pair, rule: Mapping[str, Any]) -> bool:
+    (book0, name0), (book1, name1) = _two_sheets(pair, rule)
+    first, second = book0.sparklines(name0), book1.sparklines(name1)
+    return first is not None and first == second
 
 
 def _compare_sheet_property(read: Callable[[Worksheet, Mapping[str, Any]], Any]) -> Callable[[_Pair, Mapping], bool]:
@@ -332,7 +361,7 @@ TABLE_RULES: Mapping[str, Callable[[_Pair, Mapping[str, Any]], bool]] = {
     "row_props": _compare_sheet_property(_dimensions("row")),
     "col_props": _compare_sheet_property(_dimensions("column")),
     "chart": _compare_sheet_property(_charts), "filter": _compare_sheet_property(_filters),
-    "zoom": _zoom, "check_cell": _check_cell, "data_validation": _data_validation,
+    "zoom": _zoom, "check_cell": _check_cell, "data_validation": _data_validation, "sparkline": _sparkline,
 }
 
 
