@@ -26,6 +26,8 @@ RULES: dict[str, Any] = {
     "check_mp3_meta": {"title": {"method": "eq", "ref": ""}},
     "check_thunderbird_filter": {"expect": [{"name": "x"}]},
     "check_thunderbird_prefs": {"expect": {"a": {"method": "eq", "ref": 1}}},
+    "check_qt_slider_colours": {"type": "blackish"},
+    "compare_conference_city_in_order": {"expected": ["x"] * 21},
     "compare_config": {"expected": "x"},
     "compare_font_names": {"font_name": "x"},
     "contains_page_break": {},

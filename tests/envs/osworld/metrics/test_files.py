@@ -270,3 +270,31 @@ def test_yaml_json_inclusion_and_script_texts(tmp_path: Path) -> None:
     (tmp_path / "c.py").write_text("import sys\n    print(sys.path)\n")
     assert metric_for("compare_python_pure_text")(tmp_path / "a.py", tmp_path / "b.py") == 1.0
     assert metric_for("compare_python_pure_text")(tmp_path / "c.py", tmp_path / "b.py") == 0.0
+
+
+def test_vlc_slider_colours_and_fullscreen(tmp_path: Path) -> None:
+    vlcrc = tmp_path / "vlcrc"
+    vlcrc.write_text("[qt]\nqt-slider-colours=10;10;10;20;20;20;30;30;30;40;40;40\n")
+    colours = metric_for("check_qt_slider_colours")
+    assert colours(vlcrc, {"type": "blackish"}) == 1.0
+    assert colours(vlcrc, {"type": "match", "expected_qt_slider_colours": "10;10;10;20;20;20;30;30;30;40;40;40"}) == 1.0
+    vlcrc.write_text("[qt]\n")
+    assert colours(vlcrc, {"type": "blackish"}) == 0.0  # VLC's default greens and reds
+    fullscreen = metric_for("is_vlc_fullscreen")
+    assert fullscreen({"width": 1280, "height": 800}, {"width": 1280, "height": 800}) == 1.0
+    assert fullscreen({"width": 640, "height": 800}, {"width": 1280, "height": 800}) == 0.0
+    assert fullscreen(None, {"width": 1280, "height": 800}) == 0.0
+
+
+def test_conference_cities_in_order(tmp_path: Path) -> None:
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    cities = ["Vienna, Austria"] + ["Paris, France"] * 20
+    for row, city in enumerate(cities, start=2):
+        book.active.cell(row=row, column=3, value=city)
+    book.save(tmp_path / "cities.xlsx")
+    check = metric_for("compare_conference_city_in_order")
+    assert check(tmp_path / "cities.xlsx", {"expected": [["Wien", "Vienna"]] + ["Paris"] * 20}) == 1.0
+    assert check(tmp_path / "cities.xlsx", {"expected": ["Paris"] * 21}) == 0.0
+    assert check(tmp_path / "cities.xlsx", {"expected": ["Vienna"]}) == 0.0  # fewer answers than rows

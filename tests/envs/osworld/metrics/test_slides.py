@@ -93,3 +93,24 @@ def test_presenter_console_setting(tmp_path: Path) -> None:
     assert metric_for("check_presenter_console_disable")(xcu) == 0.0
     xcu.write_text("<oor:items")
     assert metric_for("check_presenter_console_disable")(xcu) == 0.0
+
+
+def test_image_stretch_and_center(tmp_path: Path) -> None:
+    from PIL import Image
+
+    Image.new("RGB", (40, 30), "teal").save(tmp_path / "pic.png")
+
+    def deck(path: Path, *, stretched: bool) -> Path:
+        made = pptx.Presentation()
+        slide = made.slides.add_slide(made.slide_layouts[6])
+        if stretched:
+            slide.shapes.add_picture(str(tmp_path / "pic.png"), 0, 0, made.slide_width, made.slide_height)
+        else:
+            slide.shapes.add_picture(str(tmp_path / "pic.png"), Emu(914400), Emu(914400))
+        made.save(path)
+        return path
+
+    original = deck(tmp_path / "original.pptx", stretched=False)
+    check = metric_for("check_image_stretch_and_center")
+    assert check(deck(tmp_path / "stretched.pptx", stretched=True), original) == 1.0
+    assert check(original, original) == 0.0

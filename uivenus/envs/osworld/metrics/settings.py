@@ -11,11 +11,11 @@ from typing import Any
 
 import yaml
 
-from uivenus.envs.osworld.metrics.matching import expect_unexpect, match_value, partial_record
+from uivenus.envs.osworld.metrics.matching import expect_unexpect, match_value, partial_record, rule_type
 from uivenus.envs.osworld.metrics.readers import read_or_none, read_text
 from uivenus.envs.osworld.metrics.registry import metric
 
-__all__ = ["check_config_status", "check_json", "check_json_keybindings", "check_json_settings",
+__all__ = ["check_config_status", "check_json", "check_qt_slider_colours", "check_json_keybindings", "check_json_settings",
            "check_thunderbird_filter", "check_thunderbird_prefs", "is_included_all_json_objects",
            "is_vlc_recordings_folder", "vlcrc_value", "xcu_value"]
 
@@ -221,3 +221,24 @@ def is_included_all_json_objects(expected: Any, result: Any) -> float:
     want, have = _json(expected), _json(result)
     return float(isinstance(want, dict) and isinstance(have, dict)
                  and all(k in have and have[k] == v for k, v in want.items()))
+
+
+_SLIDER_DEFAULT = "153;210;153;20;210;20;255;199;15;245;39;29"
+
+
+@metric("check_qt_slider_colours")
+def check_qt_slider_colours(result: Any, rule: Mapping[str, Any]) -> float:
+    """VLC's volume-slider colours (`qt-slider-colours`, VLC's default when unset): equal to
+    `rule["expected_qt_slider_colours"]` ("match"), or every colour dark, each channel below 100 ("blackish")."""
+    kind = rule_type(rule, "check_qt_slider_colours", ("match", "blackish"))
+    text = read_text(result)
+    if text is None:
+        return 0.0
+    colours = vlcrc_value(text, "qt-slider-colours") or _SLIDER_DEFAULT
+    if kind == "match":
+        return float(colours == rule["expected_qt_slider_colours"])
+    try:
+        values = [int(v) for v in colours.split(";")]
+    except ValueError:
+        return 0.0
+    return float(all(v < 100 for v in values))

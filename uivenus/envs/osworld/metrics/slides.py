@@ -13,13 +13,14 @@ import pptx
 from pptx.enum.shapes import MSO_SHAPE_TYPE
 from pptx.enum.text import PP_ALIGN
 from pptx.presentation import Presentation
+from pptx.util import Inches
 
 from uivenus.envs.osworld.metrics.readers import read_or_none
 from uivenus.envs.osworld.metrics.registry import metric
 from uivenus.envs.osworld.metrics.settings import xcu_value
 
-__all__ = ["SlideOptionError", "check_presenter_console_disable", "check_slide_orientation_Portrait",
-           "compare_pptx_files"]
+__all__ = ["SlideOptionError", "check_image_stretch_and_center", "check_presenter_console_disable",
+           "check_slide_orientation_Portrait", "compare_pptx_files"]
 
 _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 
@@ -185,3 +186,24 @@ def check_presenter_console_disable(result: Any) -> float:
     """1.0 when LibreOffice's registrymodifications.xcu turns the Impress presenter screen off."""
     value = xcu_value(result, "/org.openoffice.Office.Impress/Misc/Start", "EnablePresenterScreen")
     return float((value or "").strip().lower() == "false")
+
+
+@metric("check_image_stretch_and_center")
+def check_image_stretch_and_center(result: Any, original: Any) -> float:
+    """1.0 when the first picture of the original's first slide is, in the result, stretched to the slide (within
+    half an inch each way) and centred."""
+    mine, theirs = _deck(result), _deck(original)
+    if mine is None or theirs is None or not mine.slides or not theirs.slides:
+        return 0.0
+    pictures = [s for s in theirs.slides[0].shapes if s.shape_type == MSO_SHAPE_TYPE.PICTURE]
+    if not pictures:
+        return 0.0
+    blob = pictures[0].image.blob
+    moved = [s for s in mine.slides[0].shapes if s.shape_type == MSO_SHAPE_TYPE.PICTURE and s.image.blob == blob]
+    if not moved:
+        return 0.0
+    shape, slack = moved[-1], Inches(0.5)
+    width, height = theirs.slide_width, theirs.slide_height
+    return float(abs(shape.width - width) <= slack and abs(shape.height - height) <= slack
+                 and abs(shape.left - (width - shape.width) / 2) <= slack
+                 and abs(shape.top - (height - shape.height) / 2) <= slack)

@@ -11,7 +11,7 @@ from uivenus.envs.osworld.metrics.matching import rule_type
 from uivenus.envs.osworld.metrics.registry import metric
 
 __all__ = ["check_gnome_favorite_apps", "check_moved_jpgs", "check_text_enlarged", "is_in_vm_clickboard",
-           "is_shortcut_on_desktop", "is_utc_0"]
+           "is_shortcut_on_desktop", "is_utc_0", "is_vlc_fullscreen"]
 
 
 @metric("is_utc_0")
@@ -73,3 +73,11 @@ def is_shortcut_on_desktop(shortcuts: Any, rule: Mapping[str, Any]) -> float:
         return 0.0
     line = f"{kind.capitalize()}={rule[kind]}"
     return float(any(line in str(content).splitlines() for content in shortcuts.values()))
+
+
+@metric("is_vlc_fullscreen")
+def is_vlc_fullscreen(window_size: Any, screen_size: Any) -> float:
+    """1.0 when VLC's window is exactly the screen's size (both mappings with "width" and "height")."""
+    if not isinstance(window_size, Mapping) or not isinstance(screen_size, Mapping):
+        return 0.0
+    return float(all(window_size.get(k) == screen_size.get(k) is not None for k in ("width", "height")))

@@ -31,7 +31,7 @@ from uivenus.envs.osworld.metrics.matching import match_value
 from uivenus.envs.osworld.metrics.readers import read_or_none, read_text
 from uivenus.envs.osworld.metrics.registry import metric
 
-__all__ = ["TABLE_RULES", "TableRuleError", "compare_csv", "compare_table"]
+__all__ = ["TABLE_RULES", "TableRuleError", "compare_conference_city_in_order", "compare_csv", "compare_table"]
 
 
 class TableRuleError(ValueError):
@@ -392,3 +392,19 @@ def compare_csv(result: Any, expected: Any, *, strict: bool = True, ignore_case:
         return [line.lower() for line in out] if ignore_case else out
 
     return float(lines(have) == lines(want))
+
+
+@metric("compare_conference_city_in_order")
+def compare_conference_city_in_order(result: Any, expected: Mapping[str, Any]) -> float:
+    """1.0 when each of the active sheet's cells C2:C22 contains its expected city, in order (an entry of
+    `expected["expected"]` may be a list of accepted spellings)."""
+    book = read_or_none(result, openpyxl.load_workbook)
+    if book is None:
+        return 0.0
+    cells = [row[0].value for row in book.active["C2:C22"]]
+    wanted = expected["expected"]
+    if len(wanted) < len(cells):
+        return 0.0
+    return float(all(isinstance(have, str) and any(option in have for option in ([want] if isinstance(want, str)
+                                                                                 else want))
+                     for have, want in zip(cells, wanted)))
