@@ -171,3 +171,11 @@ def test_is_shortcut_on_desktop() -> None:
     assert metric_for("is_shortcut_on_desktop")(shortcuts, {"type": "name", "name": "GIM"}) == 0.0
     with pytest.raises(ValueError, match="'url'"):
         metric_for("is_shortcut_on_desktop")(shortcuts, {"type": "url", "url": "x"})
+
+
+def test_a_metric_name_is_registered_once() -> None:
+    from uivenus.envs.osworld.metrics import metric
+
+    with pytest.raises(ValueError, match="'exact_match' is registered twice"):
+        metric("exact_match")(lambda result, rules: 1.0)
+    assert metric_for("exact_match")("a", {"expected": "a"}) == 1.0  # the first one still stands

@@ -12,6 +12,7 @@ from PIL import Image
 from scipy.ndimage import laplace
 
 from uivenus.envs.osworld.metrics.images import open_image, ssim, structure_similar
+from uivenus.envs.osworld.metrics.readers import file_pairs
 from uivenus.envs.osworld.metrics.registry import metric
 
 __all__ = [
@@ -169,8 +170,7 @@ def check_image_file_size(result: Any, rule: Mapping[str, Any]) -> float:
 @metric("compare_image_list")
 def compare_image_list(result: Any, expected: Any) -> float:
     """1.0 when each result image has exactly the expected image's pixels (lists pair up)."""
-    pairs = list(zip(result, expected)) if isinstance(expected, list) and isinstance(result, list) \
-        else [(result, expected)]
+    pairs = file_pairs(result, expected)
     for mine, theirs in pairs:
         pair = _pair(mine, theirs, "RGBA")
         if pair is None or not np.array_equal(np.asarray(pair[0]), np.asarray(pair[1])):

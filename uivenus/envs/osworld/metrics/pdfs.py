@@ -9,7 +9,7 @@ from typing import Any
 from pypdf import PdfReader
 from rapidfuzz import fuzz
 
-from uivenus.envs.osworld.metrics.readers import read_or_none, read_text
+from uivenus.envs.osworld.metrics.readers import file_pairs, read_or_none, read_text
 from uivenus.envs.osworld.metrics.registry import metric
 
 __all__ = ["compare_pdfs", "is_gold_text_included_in_pdf", "pdf_text"]
@@ -23,8 +23,7 @@ def pdf_text(path: Any) -> str | None:
 @metric("compare_pdfs")
 def compare_pdfs(result: Any, expected: Any) -> float:
     """The text similarity (0..1) of the result PDF and the expected one; lists of PDFs pair up and average."""
-    pairs = list(zip(result, expected)) if isinstance(expected, list) and isinstance(result, list) \
-        else [(result, expected)]
+    pairs = file_pairs(result, expected)
     if not pairs:
         return 0.0
     total = 0.0

@@ -1,4 +1,4 @@
-"""The one guard between a metric and a file it cannot read: the getter's value is a host path or None, and a
+"""The guards between a metric and the files it is given: the getter's value is a host path or None, and a
 missing, corrupt or wrongly typed file must score 0.0, never raise (the agent may have left anything there)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-__all__ = ["read_or_none", "read_text"]
+__all__ = ["file_pairs", "read_or_none", "read_text"]
 
 T = TypeVar("T")
 
@@ -28,3 +28,10 @@ def read_or_none(path: Any, reader: Callable[[Path], T]) -> T | None:
 def read_text(path: Any) -> str | None:
     """The file's text (UTF-8, undecodable bytes replaced), or None when it cannot be read."""
     return read_or_none(path, lambda p: p.read_text(encoding="utf-8", errors="replace"))
+
+
+def file_pairs(result: Any, expected: Any) -> list[tuple[Any, Any]]:
+    """The (result, expected) file pairs a metric compares: the benchmark passes one of each, or two lists."""
+    if isinstance(result, list) and isinstance(expected, list):
+        return list(zip(result, expected))
+    return [(result, expected)]
