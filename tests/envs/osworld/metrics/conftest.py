@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -12,6 +13,9 @@ import pytest
 def _convert(work: Path, files: Sequence[Path], target: str) -> list[Path]:
     """Convert `files` with one `soffice --headless --convert-to target` run into work/<target>/ and return the
     outputs in order (a throwaway profile keeps the run from touching or waiting on the user's)."""
+    if shutil.which("soffice") is None:
+        pytest.fail("soffice not found: install libreoffice-calc libreoffice-writer libreoffice-impress "
+                    "(make system-packages)")
     out = work / target.split(":")[0]
     out.mkdir(exist_ok=True)
     profile = (work / "lo-profile").as_uri()
