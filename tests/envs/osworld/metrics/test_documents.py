@@ -185,3 +185,22 @@ def test_default_font_and_tab_stops(tmp_path: Path) -> None:
     near = metric_for("check_tabstops")(tabbed(tmp_path / "tab-near.docx", 6), gold)
     assert 0.0 < near < 1.0
     assert metric_for("check_tabstops")(_plain(tmp_path / "notab.docx", ["Name\tValue"]), gold) == 0.0
+
+
+def test_one_task_document_checks(tmp_path: Path) -> None:
+    answers = {"expected": ["Einstein", "Curie", "Newton"]}
+    assert metric_for("fuzzy_place_math")(_plain(tmp_path / "w.docx", ["Einstein Curie", "Newton"]), answers) == 1.0
+    assert metric_for("fuzzy_place_math")(_plain(tmp_path / "x.docx", ["Einstein"]), answers) == 0.0
+    partly = metric_for("fuzzy_place_math")(_plain(tmp_path / "y.docx", ["Einstien Curie Newtn"]), answers)
+    assert 0.8 < partly < 1.0
+    assert metric_for("evaluate_alignment")(_plain(tmp_path / "al.docx", ["One two three\tfour five."])) == 1.0
+    initial = _plain(tmp_path / "initial.docx", ["08:00:00, T1, S1, 1", "08:05:00, T2, S1, 2", "08:00:00, T1, S1, 1"])
+    unique = _plain(tmp_path / "unique.docx", ["08:00:00, T1, S1, 1", "08:05:00, T2, S1, 2"])
+    dropped = _plain(tmp_path / "dropped.docx", ["08:00:00, T1, S1, 1"])
+    assert metric_for("check_no_duplicates")(initial, unique) == 1.0
+    assert metric_for("check_no_duplicates")(initial, initial) == 0.0
+    assert metric_for("check_no_duplicates")(initial, dropped) == 0.0
+    records = metric_for("compare_unique_train_records")
+    assert records(unique, [unique, initial]) == 1.0
+    assert records(dropped, [unique, initial]) == 0.0
+    assert records(unique, unique) == 0.0  # the expected side must be [gold, initial]

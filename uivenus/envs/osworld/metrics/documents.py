@@ -23,7 +23,8 @@ from uivenus.envs.osworld.metrics.registry import metric
 from uivenus.envs.osworld.metrics.settings import xcu_value
 
 __all__ = [
-    "check_highlighted_words", "check_italic_font_size_14", "check_tabstops", "compare_contains_image",
+    "check_highlighted_words", "check_italic_font_size_14", "check_no_duplicates", "check_tabstops",
+    "compare_contains_image", "compare_unique_train_records", "evaluate_alignment", "fuzzy_place_math",
     "compare_docx_files", "compare_docx_files_and_ignore_new_lines", "compare_docx_images", "compare_docx_lines",
     "compare_docx_tables", "compare_font_names", "compare_init_lines", "compare_insert_equation",
     "compare_line_spacing", "compare_references", "compare_subscript_contains", "contains_page_break",
@@ -367,3 +368,65 @@ def check_highlighted_words(result: Any, expected: Any) -> float:
         return 0.0
     highlighted = read_or_none(result, _highlighted_spans)
     return float(highlighted is False)
+
+
+@metric("fuzzy_place_math")
+def fuzzy_place_math(result: Any, rules: Mapping[str, Any]) -> float:
+    """The document must hold exactly three words; the score is their mean best similarity to the accepted
+    answers `rules["expected"]`."""
+    document = _docx(result)
+    if document is None:
+        return 0.0
+    words = [word for p in document.paragraphs for word in p.text.split()]
+    if len(words) != 3:
+        return 0.0
+    return sum(max(fuzz.ratio(word, answer) / 100.0 for answer in rules["expected"]) for word in words) / 3
+
+
+@metric("evaluate_alignment")
+def evaluate_alignment(result: Any) -> float:
+    """1.0 when, in every sentence of three words or more, the first three words come before the rest."""
+
+    def aligned(document: Document) -> bool:
+        for paragraph in document.paragraphs:
+            for sentence in paragraph.text.split("."):
+                words = sentence.strip().split()
+                if len(words) < 3:
+                    continue
+                head, tail = " ".join(words[:3]), " ".join(words[3:])
+                if head not in sentence or tail not in sentence or sentence.find(head) >= sentence.find(tail):
+                    return False
+        return True
+
+    return _one(result, aligned)
+
+
+def _train_records(document: Document) -> tuple[list[str], list[str]]:
+    """The non-empty lines and, of those shaped "time, train id, station, platform", the train ids."""
+    lines = [p.text.strip() for p in document.paragraphs if p.text.strip()]
+    return lines, [line.split(",")[1].strip() for line in lines if len(line.split(",")) == 4]
+
+
+@metric("check_no_duplicates")
+def check_no_duplicates(initial: Any, processed: Any) -> float:
+    """1.0 when the processed timetable lists each train of the initial one exactly once."""
+    first, second = _docx(initial), _docx(processed)
+    if first is None or second is None:
+        return 0.0
+    _lines, before = _train_records(first)
+    _lines, after = _train_records(second)
+    return float(len(after) == len(set(after)) == len(set(before)) and set(after) == set(before))
+
+
+@metric("compare_unique_train_records")
+def compare_unique_train_records(processed: Any, expected: Any) -> float:
+    """`expected` is [gold, initial]: the processed lines all come from the initial file, no train twice, the
+    same trains and line count as the gold file."""
+    if not isinstance(expected, list) or len(expected) < 2:
+        return 0.0
+    documents = [_docx(path) for path in (processed, expected[0], expected[1])]
+    if any(d is None for d in documents):
+        return 0.0
+    (lines, ids), (gold_lines, gold_ids), (initial_lines, _ids) = (_train_records(d) for d in documents)
+    return float(set(lines) <= set(initial_lines) and len(ids) == len(set(ids)) and set(ids) == set(gold_ids)
+                 and len(lines) == len(gold_lines))
