@@ -31,7 +31,8 @@ def osworld(
     out: Annotated[Path, typer.Option("--out", file_okay=False, help="Directory for results.json, coverage.json, "
                                                                      "the report and the run (resumed if there).")],
     policy: Annotated[str, typer.Option("--policy", help="Policy SPEC (noop, random, hf:..., openai:...), or "
-                                                         "reference / wrong: replay each task's own solution.")] = "noop",
+                                                         "reference / wrong: replay each task's own solution.")
+                      ] = "noop",
     domains: Annotated[str | None, typer.Option("--domains", help="Only these domains (comma-separated).")] = None,
     ids: Annotated[Path | None, typer.Option("--ids", exists=True, dir_okay=False,
                                              help="Only these task ids: an index {domain: [ids]}, a JSON list or "
@@ -69,8 +70,8 @@ def osworld(
             console.print(f"[red]{escape(result.id)}[/red]: {escape(result.error)}", soft_wrap=True)
     overall = summary["overall"]
     console.print(f"[bold]{escape(summary['policy'])}[/bold]: {overall['successes']}/{overall['tasks']} successful "
-                  f"({overall['success_rate']:.1%}), mean score {overall['mean_score']:.3f}, {overall['errors']} errors, "
-                  f"{overall['unsupported']} unsupported; {summary['ran']} episodes run, {summary['skipped']} done "
+                  f"({overall['success_rate']:.1%}), mean score {overall['mean_score']:.3f}, "
+                  f"{overall['errors']} errors, {overall['unsupported']} unsupported; {summary['ran']} episodes run, {summary['skipped']} done "
                   f"before; {overall['seconds_per_episode']} s per episode")
     console.print(f"wrote {escape(summary['results_path'])} and {escape(summary['report_path'])}", soft_wrap=True)
 

@@ -10,7 +10,8 @@ from uivenus.cli.eval_miniwob import miniwob
 from uivenus.cli.eval_osworld import osworld
 from uivenus.cli.verify import eval_verifier
 
-app = typer.Typer(help="Evaluate policies (grounding suites, CAPTCHAs, MiniWoB++, OSWorld-format tasks) and verifiers.", no_args_is_help=True)
+app = typer.Typer(help="Evaluate policies (grounding suites, CAPTCHAs, MiniWoB++, OSWorld-format tasks) and verifiers.",
+                  no_args_is_help=True)
 app.command("grounding")(grounding)
 app.command("miniwob")(miniwob)
 app.command("osworld")(osworld)

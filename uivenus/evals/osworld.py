@@ -111,6 +111,15 @@ def _verdict_result(task: OSWorldTask, directory: Path, seconds: float | None) -
                       reason=str(verdict.get("reason", "")) or None, **common)
 
 
+def _budget(task: OSWorldTask, solution: str, replay: bool, max_steps: int | None) -> int:
+    """The step budget: `max_steps` (OSWorld's 15 by default); a replay always has room for its whole solution."""
+    budget = max_steps or DEFAULT_MAX_STEPS
+    stored = task.data.get("uivenus")
+    if replay and isinstance(stored, Mapping) and isinstance(stored.get(solution), list):
+        budget = max(budget, len(stored[solution]) + 1)
+    return budget
+
+
 def _previous_seconds(path: Path) -> dict[str, float]:
     """Seconds per task of an earlier (resumed) run's results, so a task not rerun keeps its time."""
     try:
@@ -147,11 +156,11 @@ def evaluate_osworld(
         if not task.supported:
             by_source[task.source] = _failed(task, f"{UNSUPPORTED}: " + "; ".join(task.missing))
     runnable = loaded.supported
-    specs = [task.to_taskspec(solution, max_steps or DEFAULT_MAX_STEPS) for task in runnable]
+    specs = [task.to_taskspec(solution, _budget(task, solution, policy in REPLAYS, max_steps)) for task in runnable]
     started = time.perf_counter()
     with make_executor(executor, workers) as pool:
-        collector = Collector(pool, played, out / RUNS_DIR, f"osworld-{_slug(policy)}", max_steps=max_steps,
-                              console=console, progress=progress, env=ENV_SPECS[unsafe_host])
+        collector = Collector(pool, played, out / RUNS_DIR, f"osworld-{_slug(policy)}", console=console,
+                              progress=progress, env=ENV_SPECS[unsafe_host])
         collection = collector.collect(specs)
     ran: dict[str, EpisodeResult] = {r.episode_id: r for r in collection.ran}
     earlier = _previous_seconds(out / RESULTS_FILE)
