@@ -16,7 +16,10 @@ from typing import Any
 
 from uivenus.envs.base import SetupError
 
-__all__ = ["BrowserUnreachable", "Tab", "activate", "close", "open_tab", "tabs", "wait_ready"]
+__all__ = ["NEW_TAB_URLS", "BrowserUnreachable", "Tab", "activate", "close", "open_tab", "tabs", "wait_ready"]
+
+#: The URLs of Chromium's blank start page.
+NEW_TAB_URLS = ("chrome://newtab", "chrome://new-tab-page", "about:blank")
 
 
 class BrowserUnreachable(SetupError):

@@ -1,15 +1,16 @@
 """Where an OSWorld task's processes run: a throwaway root seen from inside a bubblewrap sandbox, or the bare host.
 
 An `IsolatedRoot` is a fresh directory with `home/` (seen inside as `/home/user`) and `tmp/` (seen as `/tmp`).
-Every setup command and app of the task runs under bubblewrap: the host's `/` read-only, tmpfs over `/home`,
-`/root`, `/run` and `/tmp` with the root's own folders bound in their place, its own pid and ipc namespaces and a
-user namespace in which apps run as `user` (uid 1000, HOME=/home/user). Nothing a task or a model does there can
-write a host file outside the root; `close()` kills every process and deletes the root.
+Every setup command and app of the task runs in one bubblewrap sandbox: the host's `/` read-only, tmpfs over
+`/home`, `/root`, `/run` and `/tmp` with the root's own folders bound in their place, its own pid, ipc and uts
+namespaces, and a user namespace in which everything runs as `user` (uid 1000, HOME=/home/user; VLC, for one,
+refuses to run as root). Nothing a task or a model does there can write a host file outside the root or signal
+a host process; `close()` kills every process and deletes the root.
 
-`sudo`: setup commands (`run`) run as the sandbox's root (uid 0 of the sandbox's user namespace, which owns no
-host file) with a `sudo` on PATH that drops its options (and the password `sudo -S` reads) and runs the rest,
-so OSWorld's `echo password | sudo -S ...` steps work and still cannot reach the host. Apps (`spawn`) and the
-agent run as `user`; a `sudo` there fails as it would for a user without the password (no setuid in the sandbox).
+`sudo` (decided): setup commands find a `sudo` on PATH that drops its options (and the password `sudo -S` reads)
+and runs the rest as `user`, the sandbox's only user, so OSWorld's `echo password | sudo -S ...` steps do what
+they can: writes to the home work, writes to system folders fail as read-only, as they would for anyone without
+root. There is no real root in the sandbox; apps and the agent have no `sudo` at all.
 
 `UnsafeHost` runs the same calls on the bare host (HOME and `/home/user/...` paths map to a throwaway folder, other
 paths are the host's): only for a user who passes `--unsafe-host` explicitly.
@@ -17,10 +18,13 @@ paths are the host's): only for a user who passes `--unsafe-host` explicitly.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import select
 import subprocess
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Protocol
@@ -36,7 +40,7 @@ SANDBOX_TMP = PurePosixPath("/tmp")
 BWRAP_PACKAGE = "bubblewrap"
 _SUDO_DIR = "/run/uivenus/bin"  # where the setup commands' sudo lives inside the sandbox
 _SUDO = """#!/bin/sh
-# uivenus sandbox sudo: setup commands already run as the sandbox's root; drop sudo's options and run the rest.
+# uivenus sandbox sudo: the sandbox has one user and read-only system folders; drop sudo's options, run the rest.
 while [ $# -gt 0 ]; do
   case "$1" in
     -u|-g|-p|-C|-h|-U|-r|-t|-D) shift 2 ;;
@@ -73,7 +77,7 @@ class Root(Protocol):
     display: str
     isolated: bool
 
-    def run(self, command: Sequence[str] | str, *, timeout: float = 60.0, as_root: bool = False
+    def run(self, command: Sequence[str] | str, *, timeout: float = 60.0, setup: bool = False
             ) -> subprocess.CompletedProcess[str]: ...
 
     def spawn(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> subprocess.Popen[bytes]: ...
@@ -113,16 +117,23 @@ def _run(argv: list[str], display: str, cwd: Path | None, env: Mapping[str, str]
 
 
 class IsolatedRoot:
-    """A throwaway root whose commands and apps run inside bubblewrap; nothing they write reaches the host."""
+    """A throwaway root whose commands and apps run inside one bubblewrap sandbox; nothing they write reaches the host.
+
+    A keeper process holds the sandbox's namespaces for the root's lifetime; every command and app joins them
+    (nsenter), so they all see one another (a setup `pkill` reaches the task's app) and none of the host's
+    processes. Killing the keeper ends every process of the sandbox at once.
+    """
 
     isolated = True
 
-    def __init__(self, display: str, *, parent: Path | None = None) -> None:
-        self.bwrap = shutil.which("bwrap")
+    def __init__(self, display: str, *, parent: Path | None = None, timeout: float = 10.0) -> None:
+        self.bwrap, self.nsenter = shutil.which("bwrap"), shutil.which("nsenter")
         if self.bwrap is None:
             raise BubblewrapMissing(
                 f"bwrap is not installed: install the Debian package '{BWRAP_PACKAGE}' (apt-get install "
                 f"{BWRAP_PACKAGE}) or pass --unsafe-host to run the task's setup on this machine itself")
+        if self.nsenter is None:
+            raise BubblewrapMissing("nsenter is not installed: install the Debian package 'util-linux'")
         self.display = display
         self.dir = Path(tempfile.mkdtemp(prefix="uivenus-osworld-", dir=parent))
         self.home, self.tmp, self._bin = self.dir / "home", self.dir / "tmp", self.dir / "bin"
@@ -132,13 +143,20 @@ class IsolatedRoot:
         sudo.write_text(_SUDO)
         sudo.chmod(0o755)
         self._processes = _Processes(self.dir / "logs")
+        try:
+            self._keeper, self._pid = self._start_keeper(timeout)
+        except BaseException:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            raise
 
-    def _wrap(self, argv: list[str], *, as_root: bool, env: Mapping[str, str] = {}) -> list[str]:
-        uid = "0" if as_root else "1000"
-        path = f"{_SUDO_DIR}:{os.environ.get('PATH', '/usr/bin:/bin')}" if as_root else os.environ.get("PATH", "")
-        wrapped = [
-            self.bwrap or "bwrap", "--unshare-user", "--uid", uid, "--gid", uid,
-            "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--hostname", "uivenus",
+    def _start_keeper(self, timeout: float) -> tuple[subprocess.Popen[bytes], int]:
+        """Start the process that holds the sandbox's namespaces; its pid inside them is what others join.
+
+        It is the sandbox's pid 1, which no signal from inside can end (a task's `pkill sleep` cannot take the
+        sandbox down); only `close()` from outside does."""
+        argv = [
+            self.bwrap or "bwrap", "--unshare-user", "--uid", "1000", "--gid", "1000",
+            "--unshare-pid", "--as-pid-1", "--unshare-ipc", "--unshare-uts", "--hostname", "uivenus",
             "--die-with-parent", "--new-session",
             "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             "--tmpfs", "/home", "--tmpfs", "/root", "--tmpfs", "/run", "--tmpfs", "/tmp",
@@ -146,21 +164,41 @@ class IsolatedRoot:
             "--ro-bind", str(self._bin), _SUDO_DIR,
         ]
         if SOCKET_DIR.is_dir():  # the X server's socket: the sandbox's /tmp hides the host's
-            wrapped += ["--ro-bind", str(SOCKET_DIR), str(SOCKET_DIR)]
-        settings = {"HOME": str(HOME), "USER": "root" if as_root else "user", "LOGNAME": "user",
-                    "DISPLAY": self.display, "PATH": path, "TMPDIR": "/tmp", **env}
-        for name, value in settings.items():
-            wrapped += ["--setenv", name, value]
-        return [*wrapped, "--unsetenv", "XAUTHORITY", "--chdir", str(HOME), "--", *argv]
+            argv += ["--ro-bind", str(SOCKET_DIR), str(SOCKET_DIR)]
+        read, write = os.pipe()
+        try:
+            keeper = subprocess.Popen([*argv, "--info-fd", str(write), "--", "sh", "-c", "echo up; exec sleep infinity"],
+                                      pass_fds=(write,), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, start_new_session=True)
+        finally:
+            os.close(write)
+        try:
+            pid = _child_pid(read, timeout)
+            if keeper.stdout is None or keeper.stdout.readline() != b"up\n":  # the sandbox is fully set up
+                raise ValueError("the sandbox's first process did not start")
+            return keeper, pid
+        except (ValueError, KeyError):
+            stop(keeper)
+            error = keeper.stderr.read().decode(errors="replace") if keeper.stderr else ""
+            raise SetupError(f"bubblewrap could not make the sandbox: {error.strip() or 'no output'}; user "
+                             "namespaces must be enabled (sysctl kernel.unprivileged_userns_clone=1)") from None
 
-    def run(self, command: Sequence[str] | str, *, timeout: float = 60.0, as_root: bool = False
+    def _enter(self, argv: list[str], *, setup: bool, env: Mapping[str, str] = {}) -> list[str]:
+        path = os.environ.get("PATH", "/usr/bin:/bin")
+        settings = {"HOME": str(HOME), "USER": "user", "LOGNAME": "user", "DISPLAY": self.display, "TMPDIR": "/tmp",
+                    "PATH": f"{_SUDO_DIR}:{path}" if setup else path, **env}
+        return [self.nsenter or "nsenter", "--target", str(self._pid), "--user", "--mount", "--pid", "--ipc", "--uts",
+                "--setuid", "1000", "--setgid", "1000", "--", "env", "-u", "XAUTHORITY", "-C", str(HOME),
+                *(f"{k}={v}" for k, v in settings.items()), *argv]
+
+    def run(self, command: Sequence[str] | str, *, timeout: float = 60.0, setup: bool = False
             ) -> subprocess.CompletedProcess[str]:
-        """Run a setup command to its end inside the sandbox (as its root when `as_root`); output captured."""
-        return _run(self._wrap(command_argv(command), as_root=as_root), self.display, None, {}, timeout)
+        """Run a command to its end inside the sandbox (a `setup` command has the sandbox's `sudo`)."""
+        return _run(self._enter(command_argv(command), setup=setup), self.display, None, {}, timeout)
 
     def spawn(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> subprocess.Popen[bytes]:
-        """Start a long-lived app as `user` inside the sandbox; it is stopped on `close()`."""
-        return self._processes.start(self._wrap(command_argv(argv), as_root=False, env=env or {}), self.display)
+        """Start a long-lived app inside the sandbox; it is stopped on `close()`."""
+        return self._processes.start(self._enter(command_argv(argv), setup=False, env=env or {}), self.display)
 
     def host_path(self, path: str) -> Path:
         """Where a path of the sandbox (`/home/user/...`, `/tmp/...`, or relative to the home) lies on the host."""
@@ -168,6 +206,7 @@ class IsolatedRoot:
 
     def close(self) -> None:
         self._processes.stop_all()
+        stop(self._keeper)  # the sandbox's init goes, and with it every process left inside
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -185,7 +224,7 @@ class UnsafeHost:
         self._env = {"HOME": str(self.home)}
         self._processes = _Processes(self.dir / "logs")
 
-    def run(self, command: Sequence[str] | str, *, timeout: float = 60.0, as_root: bool = False
+    def run(self, command: Sequence[str] | str, *, timeout: float = 60.0, setup: bool = False
             ) -> subprocess.CompletedProcess[str]:
         return _run(command_argv(command), self.display, self.home, self._env, timeout)
 
@@ -200,6 +239,25 @@ class UnsafeHost:
     def close(self) -> None:
         self._processes.stop_all()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _child_pid(fd: int, timeout: float) -> int:
+    """The sandbox's first pid as bwrap reports it on its info fd (JSON it writes once the sandbox is up)."""
+    text, deadline = b"", time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+            chunk = os.read(fd, 4096) if ready else b""
+            if ready and not chunk:
+                break  # bwrap closed it: it failed before the sandbox was up
+            text += chunk
+            try:
+                return int(json.loads(text)["child-pid"])
+            except ValueError:
+                continue
+    finally:
+        os.close(fd)
+    raise ValueError(f"no child pid from bwrap: {text!r}")
 
 
 def _map(path: str, mounts: Mapping[PurePosixPath, Path]) -> Path:

@@ -2,8 +2,7 @@
 
 Each step does what the public benchmark's step of that type does on its VM, here in the task's isolated root
 (`isolation.py`): `download` fetches through the URL-keyed cache, `open`/`launch` start apps under our window
-manager, `execute`/`command` run a command to its end (as the sandbox's root, so `sudo` works there and nowhere
-else), the Chrome steps speak to Chromium's DevTools port. Steps that need a cloud account are in
+manager, `execute`/`command` run a command to its end (with the sandbox's `sudo`, see `isolation.py`), the Chrome steps speak to Chromium's DevTools port. Steps that need a cloud account are in
 `UNSUPPORTED_STEPS` with the reason, which `support.py` reports before anything runs.
 """
 
@@ -140,8 +139,8 @@ def open_file(ctx: TaskContext, path: str) -> None:
 
 def _execute(ctx: TaskContext, command: Sequence[str] | str, shell: bool = False, timeout: float = 120.0,
              **_: Any) -> None:
-    """Run a command to its end as the sandbox's root; a failing command is logged, as OSWorld does."""
-    done = ctx.root.run(task_command(command, shell), timeout=timeout, as_root=True)
+    """Run a command to its end in the root; a failing command is logged and the setup goes on, as in OSWorld."""
+    done = ctx.root.run(task_command(command, shell), timeout=timeout, setup=True)
     if done.returncode != 0:
         log.warning("setup command %r exited %d: %s", command, done.returncode, done.stderr[-400:])
 
@@ -163,9 +162,14 @@ def activate_window(ctx: TaskContext, window_name: str, strict: bool = False, by
 
 @setup_step("chrome_open_tabs")
 def chrome_open_tabs(ctx: TaskContext, urls_to_open: Sequence[str]) -> None:
-    """Open each URL in a new tab of the running Chromium (OSWorld's browser is launched by an earlier step)."""
-    for url in urls_to_open:
+    """Open each URL in a new tab of the running Chromium (launched by an earlier step); the blank start tab
+    closes once the first URL is open, as on OSWorld's VM."""
+    blank = [t for t in cdp.tabs(ctx.cdp_port) if t.url.startswith(cdp.NEW_TAB_URLS)]
+    for i, url in enumerate(urls_to_open):
         cdp.open_tab(ctx.cdp_port, url)
+        if i == 0:
+            for tab in blank:
+                cdp.close(ctx.cdp_port, tab)
 
 
 @setup_step("chrome_close_tabs")
