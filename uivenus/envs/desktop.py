@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import atexit
 import logging
+import os
 import shutil
 import subprocess
 import tempfile
@@ -30,6 +31,7 @@ from uivenus.actions.space import ActionType as A
 from uivenus.envs.base import EnvBase, EnvCrashedError, EnvError, Observation, PlatformMismatchError, SetupError
 from uivenus.envs.desktop_apps import AppLauncher, AppNotAllowedError, is_path
 from uivenus.envs.desktop_input import INPUT_HANDLERS, XInput
+from uivenus.envs.desktop_look import DesktopLook, panel_argvs, wallpaper
 from uivenus.envs.materialize import Materialized, MaterializePlan, apply, relative_path
 from uivenus.envs.osworld.apps import app_argv
 from uivenus.envs.osworld.session import OSWorldSession
@@ -68,6 +70,7 @@ class DesktopConfig:
     osworld_launch_timeout_s: float = 40.0  # how long an OSWorld step waits for an app's window (LibreOffice is slow)
     downloads: Path | None = None  # the OSWorld download cache (None: ~/.cache/uivenus/osworld-downloads)
     offline: bool = False  # OSWorld downloads come only from that cache
+    look: DesktopLook = DesktopLook()  # panels and wallpaper of a display the env starts itself
 
     def __post_init__(self) -> None:
         if self.width < 16 or self.height < 16:
@@ -90,6 +93,7 @@ class DesktopEnv(EnvBase):
         self._workdir = Path(tempfile.mkdtemp(prefix="uivenus-desktop-"))
         self._xvfb: Xvfb | None = None
         self._wm: subprocess.Popen[bytes] | None = None
+        self._panels: list[subprocess.Popen[bytes]] = []  # the look's panels on the host (none during OSWorld tasks)
         self._apps = AppLauncher(self._workdir, launch_timeout_s=config.launch_timeout_s,
                                  allowed_apps=config.allowed_apps)
         self._task: TaskSpec | None = None
@@ -121,6 +125,24 @@ class DesktopEnv(EnvBase):
         self._size = self._x.size
         self._input = XInput(self._x, self._screen, cfg, self._settle)
         self._start_window_manager()
+        if cfg.display is None:  # a display we attach to keeps its own look
+            self._dress()
+
+    def _dress(self) -> None:
+        """Wallpaper and the host's panels (`DesktopConfig.look`)."""
+        feh = wallpaper(self.config.look, self._workdir / "wallpaper.png", self._size)
+        if feh is not None:
+            subprocess.run(feh, env={**os.environ, "DISPLAY": self.display}, capture_output=True, timeout=10)
+        self._start_panels()
+
+    def _start_panels(self) -> None:
+        self._panels = [spawn(argv, self.display, self._workdir / "panel.log")
+                        for argv in panel_argvs(self.config.look, self._workdir / "panels", self._size[1])]
+
+    def _stop_panels(self) -> None:
+        for panel in self._panels:
+            stop(panel)
+        self._panels = []
 
     def _start_window_manager(self) -> None:
         argv = self.config.window_manager
@@ -144,6 +166,7 @@ class DesktopEnv(EnvBase):
             connection = self.__dict__.pop(name, None)
             if connection is not None:
                 connection.close()
+        self._stop_panels()
         if self._wm is not None:
             stop(self._wm)
             self._wm = None
@@ -251,6 +274,10 @@ class DesktopEnv(EnvBase):
         cfg = self.config
         self._osworld = OSWorldSession(config, _SessionDesktop(self), self.display, unsafe_host=cfg.unsafe_host,
                                        parent=cfg.sandbox_dir, downloads=cfg.downloads, offline=cfg.offline)
+        self._stop_panels()  # the task's own panels start its apps in its root
+        for argv in panel_argvs(cfg.look, self._osworld.root.host_path("/home/user/.config/tint2"), self._size[1],
+                                "/home/user/.config/tint2"):
+            self._osworld.root.spawn(argv)
         with x_errors(self.display):
             before = self._screen.grab().raw
             self._osworld.start()
@@ -260,6 +287,8 @@ class DesktopEnv(EnvBase):
         if self._osworld is not None:
             self._osworld.close()
             self._osworld = None
+            if not self._closed and self._alive() and self.config.display is None:
+                self._start_panels()
 
     def _materialize(self, task: TaskSpec) -> None:
         """Apply `setup['materialize']` in the task's workspace (or a fresh root) with a fresh home for its apps."""

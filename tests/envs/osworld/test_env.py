@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import http.server
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -239,3 +240,21 @@ def test_chrome_steps_and_getters_speak_to_chromium_in_the_root(env: DesktopEnv,
     assert checker_for("osworld").verdict(env, task)["passed"] is True
     profile = env.osworld.root.host_path("/home/user/.config/google-chrome")
     assert profile.is_dir()  # Chromium keeps its profile in the root, where OSWorld's getters look
+
+
+def test_the_desktop_has_a_top_bar_a_dock_and_a_wallpaper_and_an_osworld_tasks_panels_run_in_its_root(
+        env: DesktopEnv) -> None:
+    env.reset(osworld_task([], SAYS_HELLO_WORLD))
+    deadline = time.monotonic() + 10
+    while True:  # the task's panels start with it and draw on their own time
+        shot = env.observe().screenshot
+        width, height = shot.size
+        if shot.getpixel((4, height // 2)) == (29, 29, 29) or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert shot.getpixel((width // 2, 5)) == (29, 29, 29)  # the top bar
+    assert shot.getpixel((4, height // 2)) == (29, 29, 29)  # the dock
+    top, bottom = shot.getpixel((width // 2, 40)), shot.getpixel((width // 2, height - 2))
+    assert top[0] < 80 and bottom[0] > 200  # the aubergine-to-orange wallpaper
+    assert env.state()["windows"] == []  # panels are the desktop's, not apps' windows
+    assert env.osworld.root.run("ps -eo comm").stdout.split().count("tint2") == 2  # a launcher click starts in the root
