@@ -42,7 +42,9 @@ def unsupported(task_json: Mapping[str, Any]) -> tuple[str, ...]:
     for kind in [*_kinds(task_json.get("config")), *_kinds(evaluator.get("postconfig"))]:
         reasons.append(_reason("setup step", kind, SETUP_STEPS, UNSUPPORTED_STEPS))
     funcs = _as_list(evaluator.get("func"))
-    if funcs != [INFEASIBLE]:
+    if not funcs:
+        reasons.append("evaluator: no 'func' (a metric name or a list of them)")
+    elif funcs != [INFEASIBLE]:
         reasons += [_reason("metric", name, METRICS, {}) for name in funcs]
         for kind in [*_kinds(evaluator.get("result")), *_kinds(evaluator.get("expected"))]:
             reasons.append(_reason("getter", kind, GETTERS, UNSUPPORTED_GETTERS))
