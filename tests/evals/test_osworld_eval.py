@@ -116,3 +116,19 @@ def test_unsafe_host_is_a_desktop_spec_asked_for_by_name() -> None:
             env.close()
     with pytest.raises(EnvSpecError, match="takes no argument or one of unsafe-host"):
         make_env("desktop:unsafe")
+
+
+def test_reference_and_wrong_replay_each_tasks_own_solutions(tmp_path: Path) -> None:
+    """`reference` and `wrong` play the task's stored solutions (through the oracle, out of band) in a terminal
+    the setup opened: the reference passes the evaluator, the wrong one does not."""
+    data = os_task("touch", config=[{"type": "launch", "parameters": {"command": ["xterm"]}}],
+                   uivenus={"reference": ["Wait(seconds=1)", "Type(content='touch ~/made.txt\\n')"],
+                            "wrong": ["Wait(seconds=1)", "Type(content='touch ~/other.txt\\n')"]})
+    data["evaluator"] = {"func": "check_include_exclude",
+                         "result": {"type": "vm_command_line", "command": ["ls", "/home/user"]},
+                         "expected": {"type": "rule", "rules": {"include": ["made.txt"], "exclude": []}}}
+    write(tmp_path / "tasks/os/touch.json", data)
+    for policy, success in (("reference", True), ("wrong", False)):
+        summary = evaluate_osworld(tmp_path / "tasks", policy, tmp_path / policy, executor="serial", progress=False)
+        [result] = summary["results"]
+        assert (result.success, result.error, result.steps) == (success, None, 3), result

@@ -138,3 +138,18 @@ def test_the_public_sets_shapes_load(tmp_path: Path) -> None:
     loaded = load_osworld(tmp_path, check=lambda data: ())
     assert sorted(t.id for t in loaded.tasks) == ["both", "refuse"]
     assert [e.id for e in loaded.errors] == ["badconj"] and "evaluator.conj" in loaded.errors[0].reason
+
+
+def test_the_pipeline_loads_osworld_task_files_as_taskspecs(tmp_path: Path) -> None:
+    """`tasks run --tasks DIR` takes OSWorld-format files; one that cannot run stops the load, named with why."""
+    from uivenus.tasks.collect import PipelineError, load_tasks
+
+    write(tmp_path / "ok/os/a.json", task("a"))
+    specs = load_tasks(tmp_path / "ok")
+    assert [(s.id, s.check["kind"], s.platform) for s in specs] == [("a", "osworld", Platform.DESKTOP)]
+    assert [s.id for s in load_tasks(tmp_path / "ok/os/a.json")] == ["a"]
+    write(tmp_path / "bad/os/a.json", task("a"))
+    write(tmp_path / "bad/os/b.json", task("b", evaluator={"func": "no_such_metric"}))
+    with pytest.raises(PipelineError, match=r"1 OSWorld task\(s\) in .* cannot run: b \(unsupported: metric "
+                                            r"'no_such_metric': unknown\)"):
+        load_tasks(tmp_path / "bad")
