@@ -469,6 +469,16 @@ class _SessionDesktop:
         with x_errors(self.env.display):
             return [w.title for w in self.env._x.windows()]
 
+    def wait_title(self, part: str) -> str | None:
+        deadline = time.monotonic() + self.env.config.osworld_launch_timeout_s
+        while time.monotonic() < deadline:
+            found = [title for title in self.window_titles() if part in title]
+            if found:
+                self.activate(found[0], strict=True)
+                return found[0]
+            time.sleep(0.05)
+        return None
+
 
 #: What the env itself does for the desktop actions that are not input (`INPUT_HANDLERS`); an action type missing
 #: from both is not a desktop action (validate() rejects it).

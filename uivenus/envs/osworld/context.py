@@ -38,6 +38,10 @@ class Desktop(Protocol):
 
     def window_titles(self) -> list[str]: ...
 
+    def wait_title(self, part: str) -> str | None:
+        """Wait (the launch timeout) for a window whose title contains `part`; its title, or None."""
+        ...
+
 
 @dataclass(frozen=True)
 class TaskContext:

@@ -156,7 +156,7 @@ class IsolatedRoot:
         sandbox down); only `close()` from outside does."""
         argv = [
             self.bwrap or "bwrap", "--unshare-user", "--uid", "1000", "--gid", "1000",
-            "--unshare-pid", "--as-pid-1", "--unshare-ipc", "--unshare-uts", "--hostname", "uivenus",
+            "--unshare-pid", "--as-pid-1", "--unshare-ipc", "--unshare-uts",
             "--die-with-parent", "--new-session",
             "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             "--tmpfs", "/home", "--tmpfs", "/root", "--tmpfs", "/run", "--tmpfs", "/tmp",

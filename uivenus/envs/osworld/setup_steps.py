@@ -14,6 +14,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
+from pathlib import PurePosixPath
 from types import MappingProxyType
 from typing import Any
 
@@ -129,12 +130,15 @@ def launch(ctx: TaskContext, command: Sequence[str] | str, shell: bool = False) 
 
 @setup_step("open")
 def open_file(ctx: TaskContext, path: str) -> None:
-    """Open a file of the root in the app of its kind, as a double click on the VM's desktop would."""
+    """Open a file of the root in the app of its kind, as a double click on the VM's desktop would, and wait for
+    the window showing it (past splash screens)."""
     if not ctx.root.host_path(path).exists():
         raise StepError(f"cannot open {path}: no such file in the task's root")
-    title = _launch(ctx, [opener(path), path])
-    if title is None:
-        raise StepError(f"no window appeared after opening {path}")
+    _launch(ctx, [opener(path), path])
+    name = PurePosixPath(path).name
+    if ctx.desktop.wait_title(name) is None:
+        raise StepError(f"no window showing {name} appeared after opening {path} "
+                        f"(windows: {ctx.desktop.window_titles()})")
 
 
 def _execute(ctx: TaskContext, command: Sequence[str] | str, shell: bool = False, timeout: float = 120.0,
