@@ -49,6 +49,13 @@ def test_plan_only_writes_coverage_and_runs_nothing(tmp_path: Path) -> None:
     assert "no_such_metric" in reasons and "googledrive" in reasons
     assert "coverage: 1/4 tasks supported" in result.output and "d.json" in result.output
     assert not (out / "runs").exists() and not (out / "results.json").exists()
+    ids = write(tmp_path / "ids.txt", "a\nc\n")
+    narrowed = runner.invoke(app, ["--tasks", str(tmp_path / "tasks"), "--out", str(out), "--plan-only",
+                                   "--domains", "os", "--ids", str(ids)])
+    assert narrowed.exit_code == 0, narrowed.output
+    assert json.loads((out / "coverage.json").read_text())["tasks"] == 1
+    empty = runner.invoke(app, ["--tasks", str(tmp_path / "tasks"), "--out", str(out), "--plan-only", "--domains", ","])
+    assert empty.exit_code != 0 and "--domains takes a comma-separated list" in empty.output
 
 
 def test_tasks_that_cannot_run_are_errors_in_results_and_never_successes(tmp_path: Path) -> None:
