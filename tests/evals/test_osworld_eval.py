@@ -139,3 +139,12 @@ def test_reference_and_wrong_replay_each_tasks_own_solutions(tmp_path: Path) -> 
         summary = evaluate_osworld(tmp_path / "tasks", policy, tmp_path / policy, executor="serial", progress=False)
         [result] = summary["results"]
         assert (result.success, result.error, result.steps) == (success, None, 3), result
+
+
+def test_an_unknown_policy_fails_before_anything_runs(tmp_path: Path) -> None:
+    write(tmp_path / "tasks/os/a.json", os_task("a"))
+    result = runner.invoke(app, ["--tasks", str(tmp_path / "tasks"), "--out", str(tmp_path / "out"),
+                                 "--policy", "nope:x", "--executor", "serial"])
+    assert result.exit_code != 0
+    assert "unknown policy spec 'nope:x'" in str(result.exception) and "reference / wrong" in str(result.exception)
+    assert not (tmp_path / "out/runs").exists()

@@ -111,6 +111,31 @@ def _verdict_result(task: OSWorldTask, directory: Path, seconds: float | None) -
                       reason=str(verdict.get("reason", "")) or None, **common)
 
 
+def _episode_result(task: OSWorldTask, directory: Path, ran: EpisodeResult | None, earlier: float | None
+                    ) -> TaskResult:
+    """A supported task's result: its stored episode's verdict, or why there is none (the job's error)."""
+    seconds = round(ran.seconds, 2) if ran is not None else earlier
+    if (directory / EPISODE_FILE).exists():
+        try:
+            return _verdict_result(task, directory, seconds)
+        except StoreError as exc:
+            error = f"the stored episode cannot be read: {exc}"
+    else:
+        error = ran.error if ran is not None and ran.error else "the episode did not finish"
+    return TaskResult(task.id, task.domain, False, 0.0, error, seconds=seconds, episode=directory.name)
+
+
+def _check_policy(spec: str) -> None:
+    """Fail before any desktop starts when the policy SPEC names no known backend (workers would each fail)."""
+    from uivenus.agent.policies import PolicySpecError, load_backends
+    from uivenus.agent.policies.base import POLICY_FACTORIES
+
+    load_backends()
+    if spec.partition(":")[0] not in POLICY_FACTORIES:
+        raise PolicySpecError(f"unknown policy spec {spec!r}; known kinds: {', '.join(sorted(POLICY_FACTORIES))}, "
+                              f"or {' / '.join(REPLAYS)} to replay each task's own solutions")
+
+
 def _budget(task: OSWorldTask, solution: str, replay: bool, max_steps: int | None) -> int:
     """The step budget: `max_steps` (OSWorld's 15 by default); a replay always has room for its whole solution."""
     budget = max_steps or DEFAULT_MAX_STEPS
@@ -151,6 +176,7 @@ def evaluate_osworld(
     out = Path(out)
     loaded, plan = plan_osworld(tasks, out, domains=domains, ids=ids, check=check)
     played, solution = REPLAYS.get(policy, (policy, "reference"))
+    _check_policy(played)
     by_source: dict[str, TaskResult] = {error.source: _failed(error, error.reason) for error in loaded.errors}
     for task in loaded.tasks:
         if not task.supported:
@@ -164,19 +190,9 @@ def evaluate_osworld(
         collection = collector.collect(specs)
     ran: dict[str, EpisodeResult] = {r.episode_id: r for r in collection.ran}
     earlier = _previous_seconds(out / RESULTS_FILE)
-    for task, spec, episode in zip(runnable, specs, collection.episode_ids):
-        directory = collector.store.episode_dir(collector.run_id, episode)
-        result = ran.get(episode)
-        seconds = round(result.seconds, 2) if result is not None else earlier.get(task.id)
-        if (directory / EPISODE_FILE).exists():
-            try:
-                by_source[task.source] = _verdict_result(task, directory, seconds)
-                continue
-            except StoreError as exc:
-                error = f"the stored episode cannot be read: {exc}"
-        else:
-            error = result.error if result is not None and result.error else "the episode did not finish"
-        by_source[task.source] = TaskResult(task.id, task.domain, False, 0.0, error, seconds=seconds, episode=episode)
+    for task, episode in zip(runnable, collection.episode_ids):
+        by_source[task.source] = _episode_result(task, collector.store.episode_dir(collector.run_id, episode),
+                                                 ran.get(episode), earlier.get(task.id))
     results = [by_source[item.source] for item in (*loaded.tasks, *loaded.errors)]
     summary = {"policy": policy, "tasks_path": str(tasks), "run": str(collector.run_dir),
                "seconds": round(time.perf_counter() - started, 1), "ran": collection.episodes,
