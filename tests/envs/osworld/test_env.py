@@ -258,3 +258,16 @@ def test_the_desktop_has_a_top_bar_a_dock_and_a_wallpaper_and_an_osworld_tasks_p
     assert top[0] < 80 and bottom[0] > 200  # the aubergine-to-orange wallpaper
     assert env.state()["windows"] == []  # panels are the desktop's, not apps' windows
     assert env.osworld.root.run("ps -eo comm").stdout.split().count("tint2") == 2  # a launcher click starts in the root
+
+
+def test_the_accessibility_tree_is_read_over_the_roots_own_bus(env: DesktopEnv) -> None:
+    rules = [{"xpath": "//frame[@name='notes.txt']//text[@st:editable='true']", "text": "hello\n"}]
+    evaluator = {"func": "check_accessibility_tree", "result": {"type": "accessibility_tree"},
+                 "expected": {"type": "rule", "rules": rules}}
+    task = osworld_task(NOTES, evaluator)
+    env.reset(task)
+    tree = get(env.osworld.context, {"type": "accessibility_tree"})
+    assert tree.startswith("<desktop-frame") and "l3afpad" in tree
+    assert checker_for("osworld").verdict(env, task)["passed"] is True
+    env.step(Type(content="changed "))
+    assert checker_for("osworld").verdict(env, task)["passed"] is False

@@ -65,7 +65,7 @@ OPENERS: Mapping[str, str] = MappingProxyType({
     **dict.fromkeys((".html", ".htm", ".pdf"), "google-chrome"),
 })
 _CHROME_FLAGS = ("--no-first-run", "--no-default-browser-check", "--password-store=basic", "--no-sandbox",
-                 "--disable-dev-shm-usage", f"--user-data-dir={CHROME_PROFILE}")
+                 "--disable-dev-shm-usage", "--force-renderer-accessibility", f"--user-data-dir={CHROME_PROFILE}")
 
 
 def app_argv(argv: Sequence[str], *, cdp_port: int) -> list[str]:

@@ -17,13 +17,17 @@ from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 from typing import Any
 
-from uivenus.envs.osworld import cdp
+from uivenus.envs.osworld import a11y_tree, cdp
 from uivenus.envs.osworld.apps import CHROME_PROFILE
 from uivenus.envs.osworld.context import TaskContext
 from uivenus.envs.osworld.downloads import fetch
 from uivenus.envs.osworld.setup_steps import StepError, task_command
 
-__all__ = ["GETTERS", "UNSUPPORTED_GETTERS", "GetterError", "UnsupportedGetter", "get", "getter"]
+__all__ = ["SYSTEM_PYTHON", "GETTERS", "UNSUPPORTED_GETTERS", "GetterError", "UnsupportedGetter", "get", "getter"]
+
+
+#: The Python that has Debian's pyatspi (the accessibility tree is read with it, inside the task's root).
+SYSTEM_PYTHON = "/usr/bin/python3"
 
 
 class GetterError(StepError):
@@ -171,6 +175,18 @@ def vm_wallpaper(ctx: TaskContext, spec: Mapping[str, Any]) -> Path | None:
         return None
     quoted = [part for part in fehbg.read_text().split("'")[1::2] if part.startswith("/")]
     return _copy_out(ctx, ctx.root.host_path(quoted[-1]), spec.get("dest", "wallpaper.png")) if quoted else None
+
+
+@getter("accessibility_tree")
+def accessibility_tree(ctx: TaskContext, spec: Mapping[str, Any]) -> str:
+    """The desktop's accessibility tree as OSWorld's XML, read over the root's AT-SPI bus by the system Python."""
+    if not Path(SYSTEM_PYTHON).is_file():
+        raise GetterError(f"accessibility_tree needs {SYSTEM_PYTHON} with pyatspi: apt-get install python3-pyatspi")
+    done = ctx.root.run([SYSTEM_PYTHON, "-c", Path(a11y_tree.__file__).read_text()], timeout=60)
+    if done.returncode != 0 or not done.stdout.startswith("<desktop-frame"):
+        raise GetterError(f"the accessibility tree could not be read: {done.stderr.strip()[-400:]}; "
+                          "apt-get install python3-pyatspi at-spi2-core")
+    return done.stdout
 
 
 # --- Chromium ----------------------------------------------------------------------------------

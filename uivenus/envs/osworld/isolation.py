@@ -3,8 +3,8 @@
 An `IsolatedRoot` is a fresh directory with `home/` (seen inside as `/home/user`) and `tmp/` (seen as `/tmp`).
 Every setup command and app of the task runs in one bubblewrap sandbox: the host's `/` read-only, tmpfs over
 `/home`, `/root`, `/run` and `/tmp` with the root's own folders bound in their place, its own pid, ipc and uts
-namespaces, and a user namespace in which everything runs as `user` (uid 1000, HOME=/home/user; VLC, for one,
-refuses to run as root). Nothing a task or a model does there can write a host file outside the root or signal
+namespaces, its own session bus (with AT-SPI on), and a user namespace in which everything runs as `user`
+(uid 1000, HOME=/home/user; VLC, for one, refuses to run as root). Nothing a task or a model does there can write a host file outside the root or signal
 a host process; `close()` kills every process and deletes the root.
 
 `sudo` (decided): setup commands find a `sudo` on PATH that drops its options (and the password `sudo -S` reads)
@@ -39,6 +39,12 @@ HOME = PurePosixPath("/home/user")  # the VM user's home, which OSWorld tasks na
 SANDBOX_TMP = PurePosixPath("/tmp")
 BWRAP_PACKAGE = "bubblewrap"
 _SUDO_DIR = "/run/uivenus/bin"  # where the setup commands' sudo lives inside the sandbox
+_BUS = "unix:path=/tmp/.uivenus-session-bus"  # the root's session bus, inside the sandbox
+_A11Y_BUS = "unix:path=/tmp/.uivenus-a11y-bus"  # its AT-SPI bus
+_A11Y_CONFIG = "/usr/share/defaults/at-spi2/accessibility.conf"  # at-spi2-core's bus configuration
+#: Every process in the root talks to the root's buses, with the accessibility bridges of GTK and Qt on.
+_ACCESSIBLE = {"DBUS_SESSION_BUS_ADDRESS": _BUS, "AT_SPI_BUS_ADDRESS": _A11Y_BUS, "GTK_MODULES": "gail:atk-bridge",
+               "NO_AT_BRIDGE": "0", "QT_ACCESSIBILITY": "1"}
 _SUDO = """#!/bin/sh
 # uivenus sandbox sudo: the sandbox has one user and read-only system folders; drop sudo's options, run the rest.
 while [ $# -gt 0 ]; do
@@ -148,6 +154,23 @@ class IsolatedRoot:
         except BaseException:
             shutil.rmtree(self.dir, ignore_errors=True)
             raise
+        self._start_bus(timeout)
+
+    def _start_bus(self, timeout: float) -> None:
+        """The root's own session and accessibility buses: apps reach no host bus, and the accessibility tree is
+        this root's even where an earlier root's AT-SPI address is still announced on the display."""
+        if shutil.which("dbus-daemon") is None:
+            return
+        buses = [(_BUS, ["--session"])]
+        if Path(_A11Y_CONFIG).is_file():
+            buses.append((_A11Y_BUS, [f"--config-file={_A11Y_CONFIG}"]))
+        for address, kind in buses:
+            self._processes.start(self._enter(["dbus-daemon", *kind, f"--address={address}", "--nofork",
+                                               "--nopidfile"], setup=False), self.display)
+        deadline = time.monotonic() + timeout
+        for address, _ in buses:
+            while not self.host_path(address.removeprefix("unix:path=")).exists() and time.monotonic() < deadline:
+                time.sleep(0.01)
 
     def _start_keeper(self, timeout: float) -> tuple[subprocess.Popen[bytes], int]:
         """Start the process that holds the sandbox's namespaces; its pid inside them is what others join.
@@ -186,7 +209,7 @@ class IsolatedRoot:
     def _enter(self, argv: list[str], *, setup: bool, env: Mapping[str, str] = {}) -> list[str]:
         path = os.environ.get("PATH", "/usr/bin:/bin")
         settings = {"HOME": str(HOME), "USER": "user", "LOGNAME": "user", "DISPLAY": self.display, "TMPDIR": "/tmp",
-                    "PATH": f"{_SUDO_DIR}:{path}" if setup else path, **env}
+                    "PATH": f"{_SUDO_DIR}:{path}" if setup else path, **_ACCESSIBLE, **env}
         return [self.nsenter or "nsenter", "--target", str(self._pid), "--user", "--mount", "--pid", "--ipc", "--uts",
                 "--setuid", "1000", "--setgid", "1000", "--", "env", "-u", "XAUTHORITY", "-C", str(HOME),
                 *(f"{k}={v}" for k, v in settings.items()), *argv]
