@@ -10,7 +10,6 @@ from rich.markup import escape
 from rich.table import Table
 
 from uivenus.cli.console import cli_console
-from uivenus.cli.tasks_run import ExecutorName
 
 console = cli_console()
 
@@ -26,7 +25,7 @@ def _domains(text: str | None) -> list[str] | None:
 
 def osworld(
     tasks: Annotated[Path, typer.Option("--tasks", help="A task file, a directory tree of them, or an index "
-                                                        "{domain: [ids]} (the public test_all.json, with examples/ "
+                                                        "{domain: \\[ids]} (the public test_all.json, with examples/ "
                                                         "beside it); `bundled` for our own tasks.")],
     out: Annotated[Path, typer.Option("--out", file_okay=False, help="Directory for results.json, coverage.json, "
                                                                      "the report and the run (resumed if there).")],
@@ -35,11 +34,12 @@ def osworld(
                       ] = "noop",
     domains: Annotated[str | None, typer.Option("--domains", help="Only these domains (comma-separated).")] = None,
     ids: Annotated[Path | None, typer.Option("--ids", exists=True, dir_okay=False,
-                                             help="Only these task ids: an index {domain: [ids]}, a JSON list or "
+                                             help="Only these task ids: an index {domain: \\[ids]}, a JSON list or "
                                                   "one id per line.")] = None,
     max_steps: Annotated[int | None, typer.Option("--max-steps", min=1, help="Step budget (default 15).")] = None,
     workers: Annotated[int, typer.Option("--workers", min=1, help="Parallel desktops.")] = 1,
-    executor: ExecutorName = "process",
+    executor: Annotated[str, typer.Option("--executor", help="process (workers in their own processes) or serial "
+                                                              "(in this process, for debugging).")] = "process",
     unsafe_host: Annotated[bool, typer.Option("--unsafe-host", help="Run setup steps and apps on this machine "
                                                                     "itself, without the bubblewrap sandbox.")] = False,
     plan_only: Annotated[bool, typer.Option("--plan-only", help="Load and check support, write coverage.json; "
