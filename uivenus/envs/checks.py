@@ -12,7 +12,8 @@ A `Checker` has up to three faces of one check:
   trajectory's `verdicts` under the kind);
 - `from_state(task, state)`: the same judgement from a recorded `env.state()` (the program judge of
   `uivenus.verify`), where the kind can be judged that way;
-- `solver(env, task)`: the task's reference solution played live on `env` (what the oracle policy plays).
+- `solver(env, task)`: the task's reference solution played live on `env` (what the oracle policy plays);
+- `on_terminal(env, action)`: the action that ended the episode, for a check that judges it (a refusal).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ class CheckOutcome:
 LiveVerdict = Callable[[Env, TaskSpec], Mapping[str, Any]]
 StateCheck = Callable[[TaskSpec, Mapping[str, Any]], CheckOutcome]
 SolverFactory = Callable[[Env, TaskSpec], Iterator[Action]]
+TerminalHook = Callable[[Env, Action], None]
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,7 @@ class Checker:
     verdict: LiveVerdict  # -> a mapping with at least "passed" and "reason"
     from_state: StateCheck | None = None  # None: a recorded state cannot tell (the desktop's files are gone)
     solver: SolverFactory | None = None  # None: the family has no reference solutions
+    on_terminal: TerminalHook | None = None  # told the episode's terminal action (no env runs it) before `verdict`
 
 
 class UnknownCheckKind(LookupError):

@@ -16,6 +16,9 @@ from typing import Any
 import pytest
 
 from uivenus.actions.space import CallUser, Finished, Hotkey, LaunchApp, Platform, Type
+from uivenus.agent.loop import run_episode
+from uivenus.agent.policies.base import policy_from_spec
+from uivenus.agent.safety import Guard
 from uivenus.envs.base import SetupError
 from uivenus.envs.checks import checker_for
 from uivenus.envs.desktop import DesktopConfig, DesktopEnv
@@ -23,7 +26,7 @@ from uivenus.envs.osworld.downloads import DownloadFailed, cached_path
 from uivenus.envs.osworld.evaluator import evaluate
 from uivenus.envs.osworld.getters import get
 from uivenus.envs.osworld.setup_steps import run_steps
-from uivenus.records import TaskSpec
+from uivenus.records import Outcome, TaskSpec
 
 
 #: Server base URL -> the paths it was asked for.
@@ -124,10 +127,13 @@ def test_an_infeasible_task_passes_only_on_a_refusal(env: DesktopEnv) -> None:
     task = osworld_task([], {"func": "infeasible"}, uivenus={"reference": ["CallUser(content='not possible')"]})
     env.reset(task)
     assert [a.type.value for a in checker_for("osworld").solver(env, task)] == ["CallUser"]  # no Finished after it
-    env.step(Finished())
-    assert checker_for("osworld").verdict(env, task)["passed"] is False
-    env.step(CallUser(content="not possible"))
-    assert checker_for("osworld").verdict(env, task)["passed"] is True
+    refusing = run_episode(env, policy_from_spec("oracle"), task, guard=Guard(ocr=False))
+    assert refusing.outcome is Outcome.CALLED_USER and refusing.verdicts["osworld"]["passed"] is True
+    finishing = run_episode(env, policy_from_spec("noop"), task, guard=Guard(ocr=False))
+    assert finishing.outcome is Outcome.FINISHED and finishing.verdicts["osworld"]["passed"] is False
+    feasible = osworld_task(NOTES[:1], SAYS_HELLO_WORLD, uivenus={"reference": ["CallUser(content='no')"]})
+    refused = run_episode(env, policy_from_spec("oracle"), feasible, guard=Guard(ocr=False))
+    assert refused.verdicts["osworld"]["reason"] == "the agent refused a feasible task"
 
 
 def _rule(value: Any) -> dict[str, Any]:

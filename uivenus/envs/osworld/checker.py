@@ -15,6 +15,7 @@ from uivenus.actions.calls import parse_action
 from uivenus.actions.space import Action, Finished
 from uivenus.envs.base import Env
 from uivenus.envs.checks import Checker, register_checker
+from uivenus.envs.desktop import DesktopEnv
 from uivenus.envs.osworld.evaluator import evaluate
 from uivenus.envs.sandbox.solving import SolverError
 from uivenus.records import TaskSpec
@@ -51,4 +52,10 @@ def _solver(env: Env, task: TaskSpec) -> Iterator[Action]:
     return iter(solution(task))
 
 
-OSWORLD_CHECKER = register_checker(Checker("osworld", verdict, solver=_solver))
+def _ended(env: Env, action: Action) -> None:
+    """The agent loop hands over the terminal action (a `CallUser` refuses), which no env step ever ran."""
+    if isinstance(env, DesktopEnv):
+        env.last_action = action
+
+
+OSWORLD_CHECKER = register_checker(Checker("osworld", verdict, solver=_solver, on_terminal=_ended))

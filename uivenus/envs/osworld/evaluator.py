@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from uivenus.actions.space import Action, CallUser
+from uivenus.actions.space import Action, ActionSequence, CallUser
 from uivenus.envs.osworld.context import TaskContext
 from uivenus.envs.osworld.getters import get
 from uivenus.envs.osworld.metrics import metric_for
@@ -43,7 +43,10 @@ class Evaluation:
 
 
 def refused(last_action: Action | None) -> bool:
-    """The agent gave the task back to the user: OSWorld's FAIL action is our `CallUser`."""
+    """The agent gave the task back to the user: OSWorld's FAIL action is our `CallUser` (alone or ending a
+    sequence)."""
+    if isinstance(last_action, ActionSequence) and last_action.actions:
+        last_action = last_action.actions[-1]
     return isinstance(last_action, CallUser)
 
 
