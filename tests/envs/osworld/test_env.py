@@ -246,6 +246,13 @@ def test_chrome_steps_and_getters_speak_to_chromium_in_the_root(env: DesktopEnv,
     assert checker_for("osworld").verdict(env, task)["passed"] is True
     profile = env.osworld.root.host_path("/home/user/.config/google-chrome")
     assert profile.is_dir()  # Chromium keeps its profile in the root, where OSWorld's getters look
+    assert get(ctx, {"type": "chrome_font_size"})["default_font_size"] == 16
+    assert get(ctx, {"type": "chrome_language"}) == "en-US"
+    visits = [{"url": "https://example.org/seen", "title": "Seen", "visit_time_from_now_in_seconds": 3600}]
+    run_steps(ctx, [{"type": "execute", "parameters": {"command": "pkill -x chromium; sleep 1", "shell": True}},
+                    {"type": "update_browse_history", "parameters": {"history": visits}}])
+    rows = get(ctx, {"type": "history", "dest": "History"})
+    assert ("https://example.org/seen", "Seen") in [(url, title) for url, title, _ in rows]
 
 
 def test_the_desktop_has_a_top_bar_a_dock_and_a_wallpaper_and_an_osworld_tasks_panels_run_in_its_root(

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 import urllib.parse
 from collections.abc import Callable, Mapping
+from contextlib import closing
 from datetime import datetime, timedelta
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
@@ -49,6 +51,10 @@ UNSUPPORTED_GETTERS: Mapping[str, str] = MappingProxyType({
     "vscode_config": "VS Code is not in Debian",
     "googledrive_file": "needs a Google account",
     "vm_terminal_output": "reads GNOME Terminal's text through its accessibility tree; our xterm exposes none",
+    "vlc_playing_info": "reads the web interface OSWorld's VM image enables in VLC; not served yet",
+    "info_from_website": "loads a live website; not implemented",
+    "number_of_search_results": "loads a live search page; not implemented",
+    "active_tab_html_parse": "site-specific HTML extraction rules; not implemented",
 })
 
 
@@ -231,28 +237,95 @@ def active_tab_url_parse(ctx: TaskContext, spec: Mapping[str, Any]) -> dict[str,
 
 
 def _profile_json(ctx: TaskContext, name: str) -> Any:
-    path = ctx.root.host_path(f"{CHROME_PROFILE}/Default/{name}")
+    """A JSON file of Chromium's profile (`Default/Preferences`, `Local State`, ...); None if absent or unreadable."""
+    path = ctx.root.host_path(f"{CHROME_PROFILE}/{name}")
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
 
 
+def _profile_rows(ctx: TaskContext, spec: Mapping[str, Any], name: str, query: str) -> list[tuple[Any, ...]] | None:
+    """Rows of a profile database, read from a copy (Chromium keeps the live file locked); None if absent."""
+    copy = _copy_out(ctx, ctx.root.host_path(f"{CHROME_PROFILE}/Default/{name}"), spec.get("dest", name))
+    if copy is None:
+        return None
+    try:
+        with closing(sqlite3.connect(copy)) as db:
+            return db.execute(query).fetchall()
+    except sqlite3.Error:
+        return None
+
+
+@getter("history")
+def history(ctx: TaskContext, spec: Mapping[str, Any]) -> list[tuple[Any, ...]] | None:
+    """The browsing history as (url, title, last_visit_time) rows."""
+    return _profile_rows(ctx, spec, "History", "SELECT url, title, last_visit_time FROM urls")
+
+
+@getter("cookie_data")
+def cookie_data(ctx: TaskContext, spec: Mapping[str, Any]) -> list[tuple[Any, ...]] | None:
+    """Every row of the profile's cookie table."""
+    return _profile_rows(ctx, spec, "Cookies", "SELECT * FROM cookies")
+
+
+@getter("profile_name")
+def profile_name(ctx: TaskContext, spec: Mapping[str, Any]) -> str | None:
+    return ((_profile_json(ctx, "Default/Preferences") or {}).get("profile") or {}).get("name")
+
+
+@getter("chrome_language")
+def chrome_language(ctx: TaskContext, spec: Mapping[str, Any]) -> str:
+    """The browser's UI locale (`Local State` intl.app_locale), "en-US" when never set."""
+    return str(((_profile_json(ctx, "Local State") or {}).get("intl") or {}).get("app_locale", "en-US"))
+
+
+#: Chromium's font sizes when the user never changed them.
+DEFAULT_FONT_SIZES: Mapping[str, int] = MappingProxyType(
+    {"default_fixed_font_size": 13, "default_font_size": 16, "minimum_font_size": 13})
+
+
+@getter("chrome_font_size")
+def chrome_font_size(ctx: TaskContext, spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The font sizes of `Preferences` webkit.webprefs (Chromium's defaults when never set)."""
+    webkit = (_profile_json(ctx, "Default/Preferences") or {}).get("webkit") or {}
+    return dict(webkit.get("webprefs") or DEFAULT_FONT_SIZES)
+
+
+@getter("enabled_experiments")
+def enabled_experiments(ctx: TaskContext, spec: Mapping[str, Any]) -> list[str]:
+    """The chrome://flags experiments turned on (`Local State` browser.enabled_labs_experiments)."""
+    return list(((_profile_json(ctx, "Local State") or {}).get("browser") or {}).get("enabled_labs_experiments", []))
+
+
+@getter("extensions_installed_from_shop")
+def extensions_installed_from_shop(ctx: TaskContext, spec: Mapping[str, Any]) -> list[Any]:
+    """The manifests of the profile's installed extensions (`Default/Extensions/<id>/<version>/manifest.json`)."""
+    folder = ctx.root.host_path(f"{CHROME_PROFILE}/Default/Extensions")
+    manifests = []
+    for manifest in sorted(folder.glob("*/*/manifest.json")):
+        try:
+            manifests.append(json.loads(manifest.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            continue
+    return manifests
+
+
 @getter("bookmarks")
 def bookmarks(ctx: TaskContext, spec: Mapping[str, Any]) -> Any:
     """The profile's bookmark roots (`bookmark_bar`, `other`, `synced`), as Chrome stores them."""
-    data = _profile_json(ctx, "Bookmarks")
+    data = _profile_json(ctx, "Default/Bookmarks")
     return None if data is None else data.get("roots")
 
 
 @getter("enable_do_not_track")
 def enable_do_not_track(ctx: TaskContext, spec: Mapping[str, Any]) -> str:
-    prefs = _profile_json(ctx, "Preferences") or {}
+    prefs = _profile_json(ctx, "Default/Preferences") or {}
     return "true" if prefs.get("enable_do_not_track") else "false"
 
 
 @getter("default_search_engine")
 def default_search_engine(ctx: TaskContext, spec: Mapping[str, Any]) -> str:
-    prefs = _profile_json(ctx, "Preferences") or {}
+    prefs = _profile_json(ctx, "Default/Preferences") or {}
     provider = prefs.get("default_search_provider_data", {}).get("template_url_data", {})
     return str(provider.get("short_name", "Google"))
