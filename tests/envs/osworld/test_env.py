@@ -284,3 +284,16 @@ def test_the_accessibility_tree_is_read_over_the_roots_own_bus(env: DesktopEnv) 
     assert checker_for("osworld").verdict(env, task)["passed"] is True
     env.step(Type(content="changed "))
     assert checker_for("osworld").verdict(env, task)["passed"] is False
+
+
+def test_unsafe_host_runs_the_config_on_this_machine_only_when_asked(env: DesktopEnv, tmp_path: Path) -> None:
+    marker = tmp_path / "written-by-setup"
+    task = osworld_task([{"type": "execute", "parameters": {"command": f"touch {marker}; cat /proc/1/comm > ~/init"}}],
+                        SAYS_HELLO_WORLD)
+    env.reset(task)
+    assert not marker.exists()  # isolated: the host's tmp_path is not the sandbox's
+    with DesktopEnv(DesktopConfig(display=env.display, unsafe_host=True)) as host:
+        host.reset(task)
+        assert marker.exists() and host.state()["osworld"]["isolated"] is False
+        init = host.osworld.root.host_path("/home/user/init").read_text().strip()
+        assert init == Path("/proc/1/comm").read_text().strip()
