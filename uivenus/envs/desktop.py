@@ -31,7 +31,7 @@ from uivenus.actions.space import ActionType as A
 from uivenus.envs.base import EnvBase, EnvCrashedError, EnvError, Observation, PlatformMismatchError, SetupError
 from uivenus.envs.desktop_apps import AppLauncher, AppNotAllowedError, is_path
 from uivenus.envs.desktop_input import INPUT_HANDLERS, XInput
-from uivenus.envs.desktop_look import DesktopLook, panel_argvs, wallpaper
+from uivenus.envs.desktop_look import DesktopLook, desktop_icons_argv, panel_argvs, wallpaper
 from uivenus.envs.materialize import Materialized, MaterializePlan, apply, relative_path
 from uivenus.envs.osworld.apps import app_argv
 from uivenus.envs.osworld.session import OSWorldSession
@@ -274,14 +274,28 @@ class DesktopEnv(EnvBase):
         cfg = self.config
         self._osworld = OSWorldSession(config, _SessionDesktop(self), self.display, unsafe_host=cfg.unsafe_host,
                                        parent=cfg.sandbox_dir, downloads=cfg.downloads, offline=cfg.offline)
-        self._stop_panels()  # the task's own panels start its apps in its root
-        for argv in panel_argvs(cfg.look, self._osworld.root.host_path("/home/user/.config/tint2"), self._size[1],
-                                "/home/user/.config/tint2"):
-            self._osworld.root.spawn(argv)
+        self._dress_root(self._osworld)
         with x_errors(self.display):
             before = self._screen.grab().raw
             self._osworld.start()
             self._frame = self._settle(before, hold_s=cfg.settle_quiet_s)
+
+    def _dress_root(self, session: OSWorldSession) -> None:
+        """The task's own panels (a launcher starts its app in the root) and its ~/Desktop icons."""
+        self._stop_panels()
+        root, look = session.root, self.config.look
+        for argv in panel_argvs(look, root.host_path("/home/user/.config/tint2"), self._size[1],
+                                "/home/user/.config/tint2"):
+            root.spawn(argv)
+        picture = self._workdir / "wallpaper.png"
+        if picture.is_file():
+            inside = "/home/user/.local/share/backgrounds/uivenus.png"
+            root.host_path(inside).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(picture, root.host_path(inside))
+            root.host_path("/home/user/.fehbg").write_text(f"#!/bin/sh\nfeh --no-fehbg --bg-fill '{inside}'\n")
+            icons = desktop_icons_argv(look, root.host_path("/home/user"), inside)
+            if icons is not None:
+                root.spawn(icons)
 
     def _close_osworld(self) -> None:
         if self._osworld is not None:

@@ -2,7 +2,8 @@
 
 Computer-use models meet Ubuntu desktops (OSWorld's snapshots are one), not a black X screen; light Debian
 packages come close: tint2 draws the top bar and the dock, feh sets a wallpaper that this module paints itself
-(a fixed gradient, so every run looks the same). Every part is optional (`DesktopLook`), and a missing package
+(a fixed gradient, so every run looks the same), and in an OSWorld task pcmanfm shows the files of its
+~/Desktop as icons where the task expects them. Every part is optional (`DesktopLook`), and a missing package
 only costs its part, with a warning. The panels are started by whoever owns the task's processes: the env on the
 host for its own tasks, an OSWorld task's sandbox for its tasks (so a click on a launcher starts the app there).
 """
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from PIL import Image
 
-__all__ = ["DesktopLook", "panel_argvs", "wallpaper"]
+__all__ = ["DesktopLook", "desktop_icons_argv", "panel_argvs", "wallpaper"]
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +33,7 @@ class DesktopLook:
 
     panels: bool = True
     wallpaper: bool = True
+    icons: bool = True  # an OSWorld task's ~/Desktop files as desktop icons (pcmanfm's desktop, over the wallpaper)
     dock_apps: tuple[str, ...] = DOCK_APPS
     colors: tuple[str, str] = ("#2c001e", "#e95420")  # the gradient's top and bottom (Ubuntu's aubergine, orange)
 
@@ -114,3 +116,28 @@ def wallpaper(look: DesktopLook, path: Path, size: tuple[int, int]) -> list[str]
         column.putpixel((0, y), tuple(round(a + (b - a) * t) for a, b in zip(top, bottom, strict=True)))
     column.resize((width, height)).save(path)
     return ["feh", "--no-fehbg", "--bg-fill", str(path)]
+
+
+_ICONS = """[*]
+wallpaper_mode=crop
+wallpaper_common=1
+wallpaper={wallpaper}
+desktop_bg=#2c001e
+desktop_fg=#ffffff
+desktop_shadow=#000000
+show_wm_menu=0
+show_documents=0
+show_trash=0
+show_mounts=0
+"""
+
+
+def desktop_icons_argv(look: DesktopLook, home: Path, wallpaper_inside: str) -> list[str] | None:
+    """Configure pcmanfm's desktop in `home` (icons of ~/Desktop over the wallpaper at `wallpaper_inside`); the
+    command that draws it, or None without icons or pcmanfm."""
+    if not look.icons or shutil.which("pcmanfm") is None:
+        return None
+    config = home / ".config/pcmanfm/default/desktop-items-0.conf"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(_ICONS.format(wallpaper=wallpaper_inside))
+    return ["pcmanfm", "--desktop", "--profile", "default"]

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from uivenus.actions.space import CallUser, Finished, Hotkey, LaunchApp, Platform, Type
 from uivenus.agent.loop import run_episode
@@ -255,22 +256,32 @@ def test_chrome_steps_and_getters_speak_to_chromium_in_the_root(env: DesktopEnv,
     assert ("https://example.org/seen", "Seen") in [(url, title) for url, title, _ in rows]
 
 
-def test_the_desktop_has_a_top_bar_a_dock_and_a_wallpaper_and_an_osworld_tasks_panels_run_in_its_root(
-        env: DesktopEnv) -> None:
-    env.reset(osworld_task([], SAYS_HELLO_WORLD))
+def _icon_drawn(shot: Image.Image) -> bool:
+    """Something light in the top-left corner of the desktop, where the first icon goes (the wallpaper is dark)."""
+    return max(high for _, high in shot.crop((60, 32, 180, 120)).getextrema()) > 200
+
+
+def test_the_desktop_has_a_top_bar_a_dock_a_wallpaper_and_the_tasks_desktop_icons(env: DesktopEnv) -> None:
+    config = [{"type": "execute", "parameters": {"command": "echo hi > /home/user/Desktop/notes.txt"}}]
+    env.reset(osworld_task(config, SAYS_HELLO_WORLD))
     deadline = time.monotonic() + 10
-    while True:  # the task's panels start with it and draw on their own time
+    while True:  # the task's panels and icons start with it and draw on their own time
         shot = env.observe().screenshot
         width, height = shot.size
-        if shot.getpixel((4, height // 2)) == (29, 29, 29) or time.monotonic() > deadline:
+        if (shot.getpixel((4, height // 2)) == (29, 29, 29) and _icon_drawn(shot)) or time.monotonic() > deadline:
             break
         time.sleep(0.05)
+    assert _icon_drawn(shot)  # notes.txt on the task's desktop
     assert shot.getpixel((width // 2, 5)) == (29, 29, 29)  # the top bar
     assert shot.getpixel((4, height // 2)) == (29, 29, 29)  # the dock
     top, bottom = shot.getpixel((width // 2, 40)), shot.getpixel((width // 2, height - 2))
     assert top[0] < 80 and bottom[0] > 200  # the aubergine-to-orange wallpaper
     assert env.state()["windows"] == []  # panels are the desktop's, not apps' windows
-    assert env.osworld.root.run("ps -eo comm").stdout.split().count("tint2") == 2  # a launcher click starts in the root
+    processes = env.osworld.root.run("ps -eo comm").stdout.split()
+    assert processes.count("tint2") == 2 and "pcmanfm" in processes  # a launcher click starts its app in the root
+    env.reset(osworld_task([], SAYS_HELLO_WORLD))
+    time.sleep(0.5)
+    assert not _icon_drawn(env.observe().screenshot)  # the next task's desktop is empty
 
 
 def test_the_accessibility_tree_is_read_over_the_roots_own_bus(env: DesktopEnv) -> None:
