@@ -31,7 +31,7 @@ from uivenus.actions.space import ActionType as A
 from uivenus.envs.base import EnvBase, EnvCrashedError, EnvError, Observation, PlatformMismatchError, SetupError
 from uivenus.envs.desktop_apps import AppLauncher, AppNotAllowedError, is_path
 from uivenus.envs.desktop_input import INPUT_HANDLERS, XInput
-from uivenus.envs.desktop_look import DesktopLook, desktop_icons_argv, panel_argvs, wallpaper
+from uivenus.envs.desktop_look import BAR_HEIGHT, DesktopLook, desktop_icons_argv, panel_argvs, wallpaper
 from uivenus.envs.materialize import Materialized, MaterializePlan, apply, relative_path
 from uivenus.envs.osworld.apps import app_argv
 from uivenus.envs.osworld.session import OSWorldSession
@@ -94,6 +94,7 @@ class DesktopEnv(EnvBase):
         self._xvfb: Xvfb | None = None
         self._wm: subprocess.Popen[bytes] | None = None
         self._panels: list[subprocess.Popen[bytes]] = []  # the look's panels on the host (none during OSWorld tasks)
+        self._clock_bytes = 0  # how much of a frame's start is the top bar, which settling ignores
         self._apps = AppLauncher(self._workdir, launch_timeout_s=config.launch_timeout_s,
                                  allowed_apps=config.allowed_apps)
         self._task: TaskSpec | None = None
@@ -138,6 +139,8 @@ class DesktopEnv(EnvBase):
     def _start_panels(self) -> None:
         self._panels = [spawn(argv, self.display, self._workdir / "panel.log")
                         for argv in panel_argvs(self.config.look, self._workdir / "panels", self._size[1])]
+        if self._panels:  # the top bar's clock ticks on its own: no input's effect (see `_differs`)
+            self._clock_bytes = self._size[0] * 4 * BAR_HEIGHT
 
     def _stop_panels(self) -> None:
         for panel in self._panels:
@@ -377,7 +380,7 @@ class DesktopEnv(EnvBase):
         cfg = self.config
         start = time.monotonic()
         shot = self._screen.grab()
-        changed = before is None or shot.raw != before
+        changed = before is None or self._differs(shot.raw, before)
         held_from = start
         while True:
             now = time.monotonic()
@@ -385,11 +388,15 @@ class DesktopEnv(EnvBase):
                 return shot
             time.sleep(cfg.settle_poll_s if not changed else min(cfg.settle_poll_s, hold_s))
             grab = self._screen.grab()
-            if grab.raw != shot.raw:
+            if self._differs(grab.raw, shot.raw):
                 changed, held_from = True, time.monotonic()
             elif changed and time.monotonic() - held_from >= hold_s:
                 return grab
             shot = grab
+
+    def _differs(self, frame: bytearray, other: bytearray) -> bool:
+        """Two frames differ below the top bar (whose clock changes by itself; the whole-frame test is the fast path)."""
+        return frame != other and (not self._clock_bytes or frame[self._clock_bytes:] != other[self._clock_bytes:])
 
     # --- acting ---------------------------------------------------------------------------------
     def _execute(self, action: Action) -> Mapping[str, Any] | None:

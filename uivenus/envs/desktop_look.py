@@ -17,7 +17,7 @@ from pathlib import Path
 
 from PIL import Image
 
-__all__ = ["DesktopLook", "desktop_icons_argv", "panel_argvs", "wallpaper"]
+__all__ = ["BAR_HEIGHT", "DesktopLook", "desktop_icons_argv", "panel_argvs", "wallpaper"]
 
 log = logging.getLogger(__name__)
 

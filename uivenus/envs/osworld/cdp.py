@@ -67,10 +67,18 @@ def tabs(port: int) -> list[Tab]:
             if t.get("type") == "page"]
 
 
-def open_tab(port: int, url: str) -> Tab:
+def open_tab(port: int, url: str, timeout: float = 15.0) -> Tab:
+    """Open `url` in a new tab and wait until it has loaded (a tab has an empty title until then; a page without a
+    <title> gets its URL as one), as OSWorld's step waits for the page."""
     wait_ready(port)
     made = _call(port, "/json/new?" + urllib.parse.quote(url, safe=":/?&=#%+@,;~"), method="PUT")
-    return Tab(made["id"], made.get("title", ""), made.get("url", url))
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        tab = next((t for t in tabs(port) if t.id == made["id"]), None)
+        if tab is None or tab.title:
+            return tab or Tab(made["id"], "", url)
+        time.sleep(0.05)
+    return Tab(made["id"], "", url)
 
 
 def close(port: int, tab: Tab) -> None:
