@@ -12,6 +12,7 @@ import socket
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from uivenus.envs.osworld.context import Desktop, TaskContext, default_downloads
@@ -41,11 +42,11 @@ xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
 """
 #: Files every episode's home starts with (path under /home/user -> text): apps past their first-start prompts,
 #: the VM's usual folders.
-HOME_SEED: Mapping[str, str] = {
+HOME_SEED: Mapping[str, str] = MappingProxyType({
     ".config/libreoffice/4/user/registrymodifications.xcu": _LIBREOFFICE_SETTINGS,
     "Desktop/.keep": "", "Documents/.keep": "", "Downloads/.keep": "", "Pictures/.keep": "", "Music/.keep": "",
     "Videos/.keep": "",
-}
+})
 
 
 def free_port() -> int:
