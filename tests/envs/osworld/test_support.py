@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from uivenus.envs.osworld.apps import AppMissing, app_argv, missing_apps, opener
+from uivenus.envs.osworld.apps import AppMissing, app_argv, opener
 from uivenus.envs.osworld.getters import GETTERS, UNSUPPORTED_GETTERS
 from uivenus.envs.osworld.setup_steps import SETUP_STEPS, UNSUPPORTED_STEPS, task_command
 from uivenus.envs.osworld.support import unsupported
@@ -61,14 +61,14 @@ def test_osworld_apps_map_to_debian_programs() -> None:
     assert app_argv(["python3", "-c", "pass"], cdp_port=1) == ["python3", "-c", "pass"]
     assert [opener(p) for p in ("a.XLSX", "b.docx", "c.pptx", "d.png", "e.mp3", "f.unknown")] == [
         "libreoffice_calc", "libreoffice_writer", "libreoffice_impress", "gimp", "vlc", "gedit"]
-    assert missing_apps(["gimp", "vlc", "not-an-app"]) == ()
 
 
 def test_a_missing_program_names_its_debian_package(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(AppMissing, match="apt-get install vlc"):
         app_argv(["vlc", "/home/user/a.mp3"], cdp_port=1)
-    assert missing_apps(["vlc", "gimp"]) == ("vlc: apt-get install vlc", "gimp: apt-get install gimp")
+    with pytest.raises(AppMissing, match="apt-get install libreoffice-calc"):
+        app_argv(["libreoffice_calc"], cdp_port=1)
 
 
 def test_task_commands_fill_osworld_placeholders() -> None:

@@ -16,8 +16,7 @@ from types import MappingProxyType
 
 from uivenus.envs.base import SetupError
 
-__all__ = ["APPS", "CHROME_PROFILE", "OPENERS", "UNSUPPORTED_APPS", "App", "AppMissing", "app_argv", "missing_apps",
-           "opener"]
+__all__ = ["APPS", "CHROME_PROFILE", "OPENERS", "UNSUPPORTED_APPS", "App", "AppMissing", "app_argv", "opener"]
 
 #: Chromium's profile inside the root, where Chrome's would be on OSWorld's VM (bookmarks, history, prefs).
 CHROME_PROFILE = "/home/user/.config/google-chrome"
@@ -86,9 +85,3 @@ def app_argv(argv: Sequence[str], *, cdp_port: int) -> list[str]:
 def opener(path: str) -> str:
     """The app name that opens `path` (by extension; unknown kinds go to the text editor)."""
     return OPENERS.get(PurePosixPath(path).suffix.lower(), "gedit")
-
-
-def missing_apps(names: Sequence[str]) -> tuple[str, ...]:
-    """For each named app whose program is not installed, 'app: apt-get install <package>'."""
-    return tuple(f"{name}: apt-get install {APPS[name].package}" for name in names
-                 if name in APPS and shutil.which(APPS[name].program) is None)
