@@ -141,6 +141,14 @@ class DesktopEnv(EnvBase):
                         for argv in panel_argvs(self.config.look, self._workdir / "panels", self._size[1])]
         if self._panels:  # the top bar's clock ticks on its own: no input's effect (see `_differs`)
             self._clock_bytes = self._size[0] * 4 * BAR_HEIGHT
+        self._wait_panels(len(self._panels))
+
+    def _wait_panels(self, count: int, timeout: float = 5.0) -> None:
+        """Wait until `count` panels are up, so the first screenshot already shows them (every run looks the same)."""
+        deadline = time.monotonic() + timeout
+        with x_errors(self.display):
+            while count and self._x.dock_count() < count and time.monotonic() < deadline:
+                time.sleep(0.02)
 
     def _stop_panels(self) -> None:
         for panel in self._panels:
@@ -287,9 +295,10 @@ class DesktopEnv(EnvBase):
         """The task's own panels (a launcher starts its app in the root) and its ~/Desktop icons."""
         self._stop_panels()
         root, look = session.root, self.config.look
-        for argv in panel_argvs(look, root.host_path("/home/user/.config/tint2"), self._size[1],
-                                "/home/user/.config/tint2"):
+        panels = panel_argvs(look, root.host_path("/home/user/.config/tint2"), self._size[1], "/home/user/.config/tint2")
+        for argv in panels:
             root.spawn(argv)
+        self._wait_panels(len(panels))
         picture = self._workdir / "wallpaper.png"
         if picture.is_file():
             inside = "/home/user/.local/share/backgrounds/uivenus.png"

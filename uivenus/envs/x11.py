@@ -339,6 +339,10 @@ class XConnection:
                 continue
         return found
 
+    def dock_count(self) -> int:
+        """How many panels and docks the WM manages (they are left out of `client_ids`)."""
+        return sum(self._is_dock(i) for i in self._window_property(self.root, "_NET_CLIENT_LIST"))
+
     def _is_dock(self, window_id: int) -> bool:
         """A panel, dock or the desktop's icon layer (_NET_WM_WINDOW_TYPE_DOCK / _DESKTOP): not an app's window."""
         try:
