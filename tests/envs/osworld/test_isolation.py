@@ -91,3 +91,9 @@ def test_host_paths_map_the_sandboxs_home_and_tmp(root: IsolatedRoot) -> None:
     assert root.host_path("/usr/share") == Path("/usr/share")
     assert os.path.isdir(root.host_path("/home/user"))
 
+
+
+def test_a_command_that_leaves_a_process_running_returns_at_its_own_end(root: IsolatedRoot) -> None:
+    started = time.monotonic()
+    done = root.run("sleep 30 & echo started", setup=True)
+    assert done.stdout == "started\n" and time.monotonic() - started < 5  # the sleep holds no pipe of ours

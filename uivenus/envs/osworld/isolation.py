@@ -112,14 +112,23 @@ class _Processes:
 
 def _run(argv: list[str], display: str, cwd: Path | None, env: Mapping[str, str], timeout: float
          ) -> subprocess.CompletedProcess[str]:
-    try:
-        return subprocess.run(argv, cwd=cwd, env={**os.environ, **env, "DISPLAY": display}, capture_output=True,
-                              text=True, errors="replace", timeout=timeout, stdin=subprocess.DEVNULL,
-                              start_new_session=True)
-    except subprocess.TimeoutExpired:
-        raise CommandFailed(f"{argv[-1]!r} ran past its {timeout:g}s timeout") from None
-    except OSError as exc:
-        raise CommandFailed(f"cannot run {argv}: {exc}") from None
+    """Run a command to its end. Its output goes to files, not pipes: a process it leaves running (`app &`)
+    would hold a pipe open and keep the caller waiting for its end forever."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        try:
+            process = subprocess.Popen(argv, cwd=cwd, env={**os.environ, **env, "DISPLAY": display},
+                                       stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True)
+        except OSError as exc:
+            raise CommandFailed(f"cannot run {argv}: {exc}") from None
+        try:
+            code = process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            stop(process)
+            raise CommandFailed(f"{argv[-1]!r} ran past its {timeout:g}s timeout") from None
+        out.seek(0)
+        err.seek(0)
+        text = [f.read().decode(errors="replace") for f in (out, err)]
+    return subprocess.CompletedProcess(argv, code, text[0], text[1])
 
 
 class IsolatedRoot:
@@ -197,8 +206,9 @@ class IsolatedRoot:
             os.close(write)
         try:
             pid = _child_pid(read, timeout)
-            if keeper.stdout is None or keeper.stdout.readline() != b"up\n":  # the sandbox is fully set up
-                raise ValueError("the sandbox's first process did not start")
+            assert keeper.stdout is not None
+            if not select.select([keeper.stdout], [], [], timeout)[0] or keeper.stdout.readline() != b"up\n":
+                raise ValueError("the sandbox's first process did not start")  # it prints once fully set up
             return keeper, pid
         except (ValueError, KeyError):
             stop(keeper)
