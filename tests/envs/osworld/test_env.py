@@ -186,6 +186,13 @@ def test_file_getters_copy_out_the_roots_files_and_give_none_for_missing_ones(en
     assert multi[0].read_text() == "hello\n" and multi[1] is None
     assert get(ctx, {"type": "cache_file", "path": f"{files}/report.txt", "dest": "r.txt"}).read_text() == \
         "quarterly report\n"
+    run_steps(ctx, [{"type": "execute", "parameters": {"command": "mkdir -p ~/d/sub && touch ~/d/b.txt ~/d/sub/a.txt",
+                                                       "shell": True}}])
+    assert get(ctx, {"type": "list_directory", "path": "/home/user/d"}) == {
+        "type": "directory", "name": "d", "children": [
+            {"type": "file", "name": "b.txt"},
+            {"type": "directory", "name": "sub", "children": [{"type": "file", "name": "a.txt"}]}]}
+    assert get(ctx, {"type": "list_directory", "path": "/home/user/none"}) is None
     relative = get(ctx, {"type": "rule_relativeTime", "rules": {"relativeTime": {"from": "2 days ago"},
                                                                 "expected": "%Y"}})
     assert relative["expected"].isdigit()

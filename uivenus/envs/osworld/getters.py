@@ -105,6 +105,21 @@ def vm_file(ctx: TaskContext, spec: Mapping[str, Any]) -> Path | None | list[Pat
     return got[gives[0]] if len(gives) == 1 else [got[i] for i in gives]
 
 
+def _tree(folder: Path) -> dict[str, Any]:
+    children: list[dict[str, Any]] = []
+    for entry in sorted(folder.iterdir()):
+        children.append(_tree(entry) if entry.is_dir() and not entry.is_symlink() else {"type": "file", "name": entry.name})
+    return {"type": "directory", "name": folder.name, "children": children}
+
+
+@getter("list_directory")
+def list_directory(ctx: TaskContext, spec: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A folder of the root as a tree: {"type": "directory", "name", "children": [...]} with {"type": "file",
+    "name"} leaves (names sorted); None when it is not a folder."""
+    folder = ctx.root.host_path(_field(spec, "path"))
+    return _tree(folder) if folder.is_dir() else None
+
+
 @getter("cache_file")
 def cache_file(ctx: TaskContext, spec: Mapping[str, Any]) -> Path | None:
     """An expected file by URL, through the download cache."""
