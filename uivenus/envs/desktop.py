@@ -499,6 +499,14 @@ class _SessionDesktop:
         with x_errors(self.env.display):
             return [w.title for w in self.env._x.windows()]
 
+    def screen_size(self) -> tuple[int, int]:
+        return self.env.screen_size
+
+    def window_size(self, wm_class: str) -> tuple[int, int] | None:
+        with x_errors(self.env.display):
+            sizes = [w.geometry[2:] for w in self.env._x.windows() if w.wm_class.lower() == wm_class.lower()]
+        return (sizes[0][0], sizes[0][1]) if sizes else None
+
     def wait_title(self, part: str) -> str | None:
         deadline = time.monotonic() + self.env.config.osworld_launch_timeout_s
         while time.monotonic() < deadline:

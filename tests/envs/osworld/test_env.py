@@ -94,6 +94,11 @@ def test_config_runs_in_the_root_and_the_evaluator_reads_what_the_agent_saved(en
     assert state["focused"] == "notes.txt" and state["osworld"]["isolated"] is True
     home = Path(state["osworld"]["home"])
     assert (home / "notes.txt").read_text() == "hello\n"
+    ctx = env.osworld.context
+    assert get(ctx, {"type": "vm_screen_size"}) == {"width": 1024, "height": 768}
+    editor = state["windows"][0]["geometry"]
+    assert get(ctx, {"type": "vm_window_size", "app_class_name": "l3afpad"}) == {"width": editor[2], "height": editor[3]}
+    assert get(ctx, {"type": "vm_window_size", "app_class_name": "gimp"}) is None
     checker = checker_for("osworld")
     assert checker.verdict(env, task)["passed"] is False
     for action in (Hotkey(keys=("ctrl", "end")), Hotkey(keys=("left",)), Type(content=" world"),

@@ -120,6 +120,19 @@ def list_directory(ctx: TaskContext, spec: Mapping[str, Any]) -> dict[str, Any] 
     return _tree(folder) if folder.is_dir() else None
 
 
+@getter("vm_screen_size")
+def vm_screen_size(ctx: TaskContext, spec: Mapping[str, Any]) -> dict[str, int]:
+    width, height = ctx.desktop.screen_size()
+    return {"width": width, "height": height}
+
+
+@getter("vm_window_size")
+def vm_window_size(ctx: TaskContext, spec: Mapping[str, Any]) -> dict[str, int] | None:
+    """The size of the app's window (`app_class_name`, its WM class); None when it has none."""
+    size = ctx.desktop.window_size(_field(spec, "app_class_name"))
+    return None if size is None else {"width": size[0], "height": size[1]}
+
+
 @getter("cache_file")
 def cache_file(ctx: TaskContext, spec: Mapping[str, Any]) -> Path | None:
     """An expected file by URL, through the download cache."""
