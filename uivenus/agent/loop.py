@@ -344,6 +344,8 @@ class _Episode:
     def finish(self, outcome: Outcome, *, answer: str | None = None, error: str | None = None) -> Trajectory:
         verdicts = {}
         if self.checker is not None and outcome is not Outcome.ERROR:
+            if outcome in ENDED_BY_ACTION and self.checker.on_terminal is not None and self.steps[-1].action:
+                self.checker.on_terminal(self.env, self.steps[-1].action)  # the env never ran it; the check needs it
             verdicts[self.checker.kind] = dict(self.checker.verdict(self.env, self.task))
         metadata: dict[str, Any] = {
             "policy": getattr(self.policy, "name", type(self.policy).__name__),
@@ -360,6 +362,10 @@ class _Episode:
             return self.writer.finish(outcome, answer=answer, verdicts=verdicts, metadata=metadata, task=self.task)
         return Trajectory(task=self.task, steps=tuple(self.steps), outcome=outcome, answer=answer, verdicts=verdicts,
                           metadata=metadata)
+
+
+#: Outcomes of an episode its last (terminal) action ended.
+ENDED_BY_ACTION = frozenset({Outcome.FINISHED, Outcome.ANSWERED, Outcome.CALLED_USER})
 
 
 def run_episode(

@@ -107,8 +107,9 @@ def stats_table(stats: Iterable[RoundStats], title: str = "closed loop") -> Tabl
 
 
 def run(
-    tasks: Annotated[Path, typer.Option("--tasks", exists=True, dir_okay=False,
-                                        help="Tasks to run (JSONL: `tasks synth`/`gate` output, or TaskSpec lines).")],
+    tasks: Annotated[Path, typer.Option("--tasks", exists=True,
+                                        help="Tasks to run (JSONL: `tasks synth`/`gate` output, or TaskSpec lines; "
+                                             "or OSWorld-format task files: a directory, an index, one .json).")],
     policy: Annotated[str, typer.Option("--policy", help="The policy SPEC: oracle, random, hf:..., openai:...")],
     workers: Workers = 1,
     ray: Ray = None,

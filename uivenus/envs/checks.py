@@ -1,17 +1,19 @@
 """The one registry of task checks: for each `task.check["kind"]`, how an episode is judged and how it is solved.
 
 Each environment family registers its kind where the family is defined (`register_checker`): the sandbox apps
-(`envs/sandbox/checker.py`: "sandbox"), MiniWoB++ (`envs/miniwob.py`: "miniwob") and the desktop task families
-(`envs/desktop_tasks.py`: "files" and "all"). `checker_for(kind)` imports those modules itself before it looks, so
-what a caller happened to import never decides whether a verdict exists; a kind nobody registered is an
-`UnknownCheckKind` that names it and the known kinds, never a silently missing verdict.
+(`envs/sandbox/checker.py`: "sandbox"), MiniWoB++ (`envs/miniwob.py`: "miniwob"), the desktop task families
+(`envs/desktop_tasks.py`: "files" and "all") and OSWorld tasks (`envs/osworld/checker.py`: "osworld").
+`checker_for(kind)` imports those modules itself before it looks, so what a caller happened to import never
+decides whether a verdict exists; a kind nobody registered is an `UnknownCheckKind` that names it and the known
+kinds, never a silently missing verdict.
 
 A `Checker` has up to three faces of one check:
 - `verdict(env, task)`: the verdict on the live env when the episode ends (the agent loop stores it in the
   trajectory's `verdicts` under the kind);
 - `from_state(task, state)`: the same judgement from a recorded `env.state()` (the program judge of
   `uivenus.verify`), where the kind can be judged that way;
-- `solver(env, task)`: the task's reference solution played live on `env` (what the oracle policy plays).
+- `solver(env, task)`: the task's reference solution played live on `env` (what the oracle policy plays);
+- `on_terminal(env, action)`: the action that ended the episode, for a check that judges it (a refusal).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ __all__ = [
 
 #: The modules whose import registers the families' checkers; `checker_for` imports them all before it looks.
 FAMILY_MODULES = ("uivenus.envs.sandbox.checker", "uivenus.envs.miniwob", "uivenus.envs.desktop_tasks",
-                  "uivenus.envs.web_script")
+                  "uivenus.envs.web_script", "uivenus.envs.osworld.checker")
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ class CheckOutcome:
 LiveVerdict = Callable[[Env, TaskSpec], Mapping[str, Any]]
 StateCheck = Callable[[TaskSpec, Mapping[str, Any]], CheckOutcome]
 SolverFactory = Callable[[Env, TaskSpec], Iterator[Action]]
+TerminalHook = Callable[[Env, Action], None]
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,7 @@ class Checker:
     verdict: LiveVerdict  # -> a mapping with at least "passed" and "reason"
     from_state: StateCheck | None = None  # None: a recorded state cannot tell (the desktop's files are gone)
     solver: SolverFactory | None = None  # None: the family has no reference solutions
+    on_terminal: TerminalHook | None = None  # told the episode's terminal action (no env runs it) before `verdict`
 
 
 class UnknownCheckKind(LookupError):

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import atexit
 import logging
+import os
 import shutil
 import subprocess
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,9 +29,12 @@ from uivenus.actions.registries import check_covers
 from uivenus.actions.space import Action, Platform
 from uivenus.actions.space import ActionType as A
 from uivenus.envs.base import EnvBase, EnvCrashedError, EnvError, Observation, PlatformMismatchError, SetupError
-from uivenus.envs.desktop_apps import AppLauncher, is_path
+from uivenus.envs.desktop_apps import AppLauncher, AppNotAllowedError, is_path
 from uivenus.envs.desktop_input import INPUT_HANDLERS, XInput
+from uivenus.envs.desktop_look import BAR_HEIGHT, DesktopLook, desktop_icons_argv, panel_argvs, wallpaper
 from uivenus.envs.materialize import Materialized, MaterializePlan, apply, relative_path
+from uivenus.envs.osworld.apps import app_argv
+from uivenus.envs.osworld.session import OSWorldSession
 from uivenus.envs.x11 import SERVER_GONE, Screen, XConnection, Xvfb, log_tail, spawn, stop, x_errors
 from uivenus.records import TaskSpec
 
@@ -62,6 +66,11 @@ class DesktopConfig:
     wait_s: float = 1.0  # length of a Wait without seconds
     sandbox_dir: Path | None = None  # where materialized tasks' roots live (None: inside the env's own temp dir)
     allowed_apps: tuple[str, ...] = ()  # programs on PATH LaunchApp may start in any task, besides the task's own
+    unsafe_host: bool = False  # OSWorld tasks run their setup and apps on the bare host instead of in bubblewrap
+    osworld_launch_timeout_s: float = 40.0  # how long an OSWorld step waits for an app's window (LibreOffice is slow)
+    downloads: Path | None = None  # the OSWorld download cache (None: ~/.cache/uivenus/osworld-downloads)
+    offline: bool = False  # OSWorld downloads come only from that cache
+    look: DesktopLook = DesktopLook()  # panels and wallpaper of a display the env starts itself
 
     def __post_init__(self) -> None:
         if self.width < 16 or self.height < 16:
@@ -84,11 +93,15 @@ class DesktopEnv(EnvBase):
         self._workdir = Path(tempfile.mkdtemp(prefix="uivenus-desktop-"))
         self._xvfb: Xvfb | None = None
         self._wm: subprocess.Popen[bytes] | None = None
+        self._panels: list[subprocess.Popen[bytes]] = []  # the look's panels on the host (none during OSWorld tasks)
+        self._clock_bytes = 0  # how much of a frame's start is the top bar, which settling ignores
         self._apps = AppLauncher(self._workdir, launch_timeout_s=config.launch_timeout_s,
                                  allowed_apps=config.allowed_apps)
         self._task: TaskSpec | None = None
         self._frame: mss.screenshot.ScreenShot | None = None  # the settled grab of the last step, for observe()
         self._materialized: Materialized | None = None  # the current task's materialization plan, applied
+        self._osworld: OSWorldSession | None = None  # the current OSWorld task's isolated root and context
+        self.last_action: Action | None = None  # the last action the episode executed (a refusal ends OSWorld tasks)
         self._closed = False
         atexit.register(self.close)
         try:
@@ -113,6 +126,34 @@ class DesktopEnv(EnvBase):
         self._size = self._x.size
         self._input = XInput(self._x, self._screen, cfg, self._settle)
         self._start_window_manager()
+        if cfg.display is None:  # a display we attach to keeps its own look
+            self._dress()
+
+    def _dress(self) -> None:
+        """Wallpaper and the host's panels (`DesktopConfig.look`)."""
+        feh = wallpaper(self.config.look, self._workdir / "wallpaper.png", self._size)
+        if feh is not None:
+            subprocess.run(feh, env={**os.environ, "DISPLAY": self.display}, capture_output=True, timeout=10)
+        self._start_panels()
+
+    def _start_panels(self) -> None:
+        self._panels = [spawn(argv, self.display, self._workdir / "panel.log")
+                        for argv in panel_argvs(self.config.look, self._workdir / "panels", self._size[1])]
+        if self._panels:  # the top bar's clock ticks on its own: no input's effect (see `_differs`)
+            self._clock_bytes = self._size[0] * 4 * BAR_HEIGHT
+        self._wait_panels(len(self._panels))
+
+    def _wait_panels(self, count: int, timeout: float = 5.0) -> None:
+        """Wait until `count` panels are up, so the first screenshot already shows them (every run looks the same)."""
+        deadline = time.monotonic() + timeout
+        with x_errors(self.display):
+            while count and self._x.dock_count() < count and time.monotonic() < deadline:
+                time.sleep(0.02)
+
+    def _stop_panels(self) -> None:
+        for panel in self._panels:
+            stop(panel)
+        self._panels = []
 
     def _start_window_manager(self) -> None:
         argv = self.config.window_manager
@@ -136,6 +177,7 @@ class DesktopEnv(EnvBase):
             connection = self.__dict__.pop(name, None)
             if connection is not None:
                 connection.close()
+        self._stop_panels()
         if self._wm is not None:
             stop(self._wm)
             self._wm = None
@@ -157,6 +199,7 @@ class DesktopEnv(EnvBase):
         except EnvCrashedError:
             pass
         self._apps.stop_all()
+        self._close_osworld()
         self._undo_materialized()
         self._stop_display()
         shutil.rmtree(self._workdir, ignore_errors=True)
@@ -215,15 +258,63 @@ class DesktopEnv(EnvBase):
         if not self._alive() and not self._recover():
             raise EnvCrashedError(f"the X server on {self.display} died and could not be restarted")
         closing = self._apps.stop_all()
+        self._close_osworld()
         with x_errors(self.display):
             self._input.release_held()
             self._apps.wait_windows_gone(self._x, closing)
         self._undo_materialized()
-        self._task = task
+        self._task, self.last_action = task, None
+        if "osworld" in task.setup:
+            self._start_osworld(task)
+            return self.observe()
         if "materialize" in task.setup:
             self._materialize(task)
         self._launch_task(task)
         return self.observe()
+
+    @property
+    def osworld(self) -> OSWorldSession | None:
+        """The current OSWorld task's session (its root and the context its evaluator reads), if any."""
+        return self._osworld
+
+    def _start_osworld(self, task: TaskSpec) -> None:
+        """Make the task's isolated root and run its OSWorld config steps, its apps under our window manager."""
+        config = task.setup["osworld"]
+        if not isinstance(config, Mapping):
+            raise SetupError(f"task {task.id}: setup['osworld'] must be the OSWorld task's mapping, got {config!r}")
+        cfg = self.config
+        self._osworld = OSWorldSession(config, _SessionDesktop(self), self.display, unsafe_host=cfg.unsafe_host,
+                                       parent=cfg.sandbox_dir, downloads=cfg.downloads, offline=cfg.offline)
+        self._dress_root(self._osworld)
+        with x_errors(self.display):
+            before = self._screen.grab().raw
+            self._osworld.start()
+            self._frame = self._settle(before, hold_s=cfg.settle_quiet_s)
+
+    def _dress_root(self, session: OSWorldSession) -> None:
+        """The task's own panels (a launcher starts its app in the root) and its ~/Desktop icons."""
+        self._stop_panels()
+        root, look = session.root, self.config.look
+        panels = panel_argvs(look, root.host_path("/home/user/.config/tint2"), self._size[1], "/home/user/.config/tint2")
+        for argv in panels:
+            root.spawn(argv)
+        self._wait_panels(len(panels))
+        picture = self._workdir / "wallpaper.png"
+        if picture.is_file():
+            inside = "/home/user/.local/share/backgrounds/uivenus.png"
+            root.host_path(inside).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(picture, root.host_path(inside))
+            root.host_path("/home/user/.fehbg").write_text(f"#!/bin/sh\nfeh --no-fehbg --bg-fill '{inside}'\n")
+            icons = desktop_icons_argv(look, root.host_path("/home/user"), inside)
+            if icons is not None:
+                root.spawn(icons)
+
+    def _close_osworld(self) -> None:
+        if self._osworld is not None:
+            self._osworld.close()
+            self._osworld = None
+            if not self._closed and self._alive() and self.config.display is None:
+                self._start_panels()
 
     def _materialize(self, task: TaskSpec) -> None:
         """Apply `setup['materialize']` in the task's workspace (or a fresh root) with a fresh home for its apps."""
@@ -274,7 +365,7 @@ class DesktopEnv(EnvBase):
 
     def state(self) -> Mapping[str, Any]:
         """The display, its top-level windows (title, class, client geometry), the focused window's title and,
-        for a materialized task, its sandbox `root` and the apps' `home`."""
+        for a materialized task, its sandbox `root` and the apps' `home` (for an OSWorld task, its session)."""
         self._check()
         with x_errors(self.display):
             state = {
@@ -284,6 +375,8 @@ class DesktopEnv(EnvBase):
             }
         if self._materialized is not None:
             state["materialized"] = self._materialized.to_dict()
+        if self._osworld is not None:
+            state["osworld"] = self._osworld.to_dict()
         return state
 
     def _settle(self, before: bytearray | None, hold_s: float) -> mss.screenshot.ScreenShot:
@@ -296,7 +389,7 @@ class DesktopEnv(EnvBase):
         cfg = self.config
         start = time.monotonic()
         shot = self._screen.grab()
-        changed = before is None or shot.raw != before
+        changed = before is None or self._differs(shot.raw, before)
         held_from = start
         while True:
             now = time.monotonic()
@@ -304,15 +397,20 @@ class DesktopEnv(EnvBase):
                 return shot
             time.sleep(cfg.settle_poll_s if not changed else min(cfg.settle_poll_s, hold_s))
             grab = self._screen.grab()
-            if grab.raw != shot.raw:
+            if self._differs(grab.raw, shot.raw):
                 changed, held_from = True, time.monotonic()
             elif changed and time.monotonic() - held_from >= hold_s:
                 return grab
             shot = grab
 
+    def _differs(self, frame: bytearray, other: bytearray) -> bool:
+        """Two frames differ below the top bar (whose clock changes by itself; the whole-frame test is the fast path)."""
+        return frame != other and (not self._clock_bytes or frame[self._clock_bytes:] != other[self._clock_bytes:])
+
     # --- acting ---------------------------------------------------------------------------------
     def _execute(self, action: Action) -> Mapping[str, Any] | None:
         self._check()
+        self.last_action = action
         if action.type in NO_INPUT:
             return None
         with x_errors(self.display):
@@ -335,6 +433,8 @@ class DesktopEnv(EnvBase):
         return {"sequence": [dict(i or {}) for i in infos]}
 
     def _launch_app(self, action: S.LaunchApp) -> Mapping[str, Any]:
+        if self._osworld is not None:
+            return self._launch_osworld_app(action.app)
         argv = self._apps.in_sandbox(self._apps.resolve(action.app, self._task), self._materialized)
         known = set(self._x.client_ids())
         process = self._apps.launch(argv, self.display)
@@ -347,8 +447,75 @@ class DesktopEnv(EnvBase):
             self._x.activate(new[-1])
         return {"launched": argv, "window": self._x.title(new[-1]) if new else None}
 
+    def _launch_osworld_app(self, name: str) -> Mapping[str, Any]:
+        """LaunchApp in an OSWorld task: one of the task's `related_apps` (or `allowed_apps`), inside its root."""
+        session = self._osworld
+        assert session is not None
+        allowed = sorted({*session.task_json.get("related_apps", ()), *self.config.allowed_apps})
+        if name not in allowed:
+            raise AppNotAllowedError(f"app {name!r} refused, nothing was started: this OSWorld task allows "
+                                     f"{', '.join(allowed) or 'no app'}")
+        title = _SessionDesktop(self).launch(app_argv([name], cdp_port=session.context.cdp_port))
+        return {"launched": name, "window": title}
+
     def _wait(self, action: S.Wait) -> None:
         time.sleep(self.config.wait_s if action.seconds is None else action.seconds)
+
+
+class _SessionDesktop:
+    """The live desktop as an OSWorld session's steps see it (`osworld.context.Desktop`): apps start in its root."""
+
+    def __init__(self, env: DesktopEnv) -> None:
+        self.env = env
+
+    def launch(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> str | None:
+        desktop, session = self.env, self.env.osworld
+        if session is None:
+            raise SetupError("no OSWorld task is running on this desktop")
+        with x_errors(desktop.display):
+            known = set(desktop._x.client_ids())
+            process = session.root.spawn(argv, env=env)
+            new = desktop._apps.wait_windows(desktop._x, known, 1, [process],
+                                             timeout=desktop.config.osworld_launch_timeout_s)
+            if not new:
+                return None
+            desktop._x.activate(new[-1])
+            return desktop._x.title(new[-1])
+
+    def _matches(self, name: str, strict: bool, by_class: bool) -> list[int]:
+        found = []
+        for window in self.env._x.windows():
+            value = window.wm_class if by_class else window.title
+            if value == name if strict else name.lower() in value.lower():
+                found.append(window.id)
+        return found
+
+    def activate(self, name: str, *, strict: bool = False, by_class: bool = False) -> bool:
+        with x_errors(self.env.display):
+            found = self._matches(name, strict, by_class)
+            return bool(found) and self.env._x.activate(found[0])
+
+    def window_titles(self) -> list[str]:
+        with x_errors(self.env.display):
+            return [w.title for w in self.env._x.windows()]
+
+    def screen_size(self) -> tuple[int, int]:
+        return self.env.screen_size
+
+    def window_size(self, wm_class: str) -> tuple[int, int] | None:
+        with x_errors(self.env.display):
+            sizes = [w.geometry[2:] for w in self.env._x.windows() if w.wm_class.lower() == wm_class.lower()]
+        return (sizes[0][0], sizes[0][1]) if sizes else None
+
+    def wait_title(self, part: str) -> str | None:
+        deadline = time.monotonic() + self.env.config.osworld_launch_timeout_s
+        while time.monotonic() < deadline:
+            found = [title for title in self.window_titles() if part in title]
+            if found:
+                self.activate(found[0], strict=True)
+                return found[0]
+            time.sleep(0.05)
+        return None
 
 
 #: What the env itself does for the desktop actions that are not input (`INPUT_HANDLERS`); an action type missing

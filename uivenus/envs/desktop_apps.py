@@ -106,9 +106,10 @@ class AppLauncher:
     def log_tail(self, process: Process) -> str:
         return log_tail(self.logs[process])
 
-    def wait_windows(self, x: XConnection, known: set[int], count: int, processes: Sequence[Process]) -> list[int]:
+    def wait_windows(self, x: XConnection, known: set[int], count: int, processes: Sequence[Process],
+                     timeout: float | None = None) -> list[int]:
         """New top-level windows (at least `count`, or what there is at the timeout, or once every process ended)."""
-        deadline = time.monotonic() + self.launch_timeout_s
+        deadline = time.monotonic() + (self.launch_timeout_s if timeout is None else timeout)
         while True:
             new = [w for w in x.client_ids() if w not in known]
             if len(new) >= count or time.monotonic() > deadline or all(p.poll() is not None for p in processes):

@@ -49,6 +49,8 @@ KEYSYM_NAMES: Mapping[str, str] = {
 SHIFT = XK.string_to_keysym("Shift_L")
 #: Characters Type presses as keys rather than as text (the computer prompt's "each \n presses Enter").
 TYPE_KEYS: Mapping[str, int] = {"\n": XK.string_to_keysym("Return"), "\t": XK.string_to_keysym("Tab")}
+#: Pause between a key's release and its next press, so the X server stamps them in different milliseconds.
+REPEAT_GAP_S = 0.003
 #: (button, clicks) of each click action.
 CLICKS: Mapping[A, tuple[int, int]] = {
     A.CLICK: (1, 1), A.DOUBLE_CLICK: (1, 2), A.TRIPLE_CLICK: (1, 3), A.RIGHT_CLICK: (3, 1), A.MIDDLE_CLICK: (2, 1),
@@ -154,7 +156,11 @@ class XInput:
 
     def _type_batch(self, keysyms: list[int]) -> None:
         shift = self.x.keycodes([SHIFT])[0][0]
+        previous = None
         for keycode, level in self.x.keycodes(keysyms):
+            if keycode == previous:  # a release and a press of one key in the same millisecond read as autorepeat
+                self._pause(REPEAT_GAP_S)  # to LibreOffice's VCL, which then drops a doubled letter ("Weekly")
+            previous = keycode
             if level:
                 self.x.key(shift, True)
             self.x.key(keycode, True)

@@ -94,11 +94,18 @@ def _browser(mode: str, kind: str) -> Callable[[str | None], Env]:
     return build
 
 
+#: `desktop:ARGUMENT` -> the DesktopConfig options it sets; `unsafe-host` lets OSWorld tasks run their setup and
+#: apps on this machine itself instead of in bubblewrap (only ever asked for explicitly: `--unsafe-host`).
+_DESKTOP_ARGUMENTS: Mapping[str, Mapping[str, Any]] = {"unsafe-host": {"unsafe_host": True}}
+
+
 def _desktop(argument: str | None) -> Env:
     from uivenus.envs.desktop import DesktopConfig, DesktopEnv
 
-    _no_argument("desktop", argument)
-    return DesktopEnv(DesktopConfig())
+    if argument is not None and argument not in _DESKTOP_ARGUMENTS:
+        raise EnvSpecError(f"env 'desktop' takes no argument or one of {', '.join(_DESKTOP_ARGUMENTS)}, "
+                           f"got desktop:{argument}")
+    return DesktopEnv(DesktopConfig(**_DESKTOP_ARGUMENTS.get(argument or "", {})))
 
 
 def _android(serial: str | None) -> Env:
@@ -130,7 +137,8 @@ ENV_FACTORIES: dict[str, Callable[[str | None], Env]] = {
 
 
 def make_env(spec: str) -> Env:
-    """Build the environment `spec` names, e.g. `browser`, `android:emulator-5554`, `sandbox:notes`."""
+    """Build the environment `spec` names, e.g. `browser`, `android:emulator-5554`, `sandbox:notes`,
+    `desktop:unsafe-host`."""
     kind, _, argument = spec.strip().partition(":")
     try:
         factory = ENV_FACTORIES[kind]

@@ -325,10 +325,11 @@ class XConnection:
         return bool(self._window_property(self.root, "_NET_SUPPORTING_WM_CHECK"))
 
     def client_ids(self) -> list[int]:
-        """Top-level app windows: the WM's _NET_CLIENT_LIST, else mapped root children that carry a WM_CLASS."""
+        """Top-level app windows: the WM's _NET_CLIENT_LIST (less panels, docks and the desktop), else mapped root
+        children that carry a WM_CLASS."""
         ids = self._window_property(self.root, "_NET_CLIENT_LIST")
         if ids or self.wm_running():
-            return ids
+            return [i for i in ids if not self._is_dock(i)]
         found = []
         for child in self.root.query_tree().children:
             try:
@@ -337,6 +338,18 @@ class XConnection:
             except Xlib.error.XError:
                 continue
         return found
+
+    def dock_count(self) -> int:
+        """How many panels and docks the WM manages (they are left out of `client_ids`)."""
+        return sum(self._is_dock(i) for i in self._window_property(self.root, "_NET_CLIENT_LIST"))
+
+    def _is_dock(self, window_id: int) -> bool:
+        """A panel, dock or the desktop's icon layer (_NET_WM_WINDOW_TYPE_DOCK / _DESKTOP): not an app's window."""
+        try:
+            types = self._window_property(self.d.create_resource_object("window", window_id), "_NET_WM_WINDOW_TYPE")
+        except Xlib.error.XError:
+            return False
+        return bool({self._atom("_NET_WM_WINDOW_TYPE_DOCK"), self._atom("_NET_WM_WINDOW_TYPE_DESKTOP")} & set(types))
 
     def window(self, window_id: int) -> WindowInfo | None:
         """Title, class and client-area geometry of a window; None if it vanished meanwhile."""

@@ -90,7 +90,10 @@ def _task_from_dict(data: Mapping[str, Any]) -> AnyTask:
 
 
 def load_tasks(path: str | Path) -> list[AnyTask]:
-    """Tasks from a JSONL file: synthesised tasks (`tasks synth`/`gate` output) or plain TaskSpec lines."""
+    """Tasks from a JSONL file (synthesised tasks from `tasks synth`/`gate`, or plain TaskSpec lines), or from
+    OSWorld-format task files (a directory of them, an index like `test_all.json`, or one `.json` task)."""
+    if Path(path).is_dir() or Path(path).suffix == ".json":
+        return list(_osworld_tasks(Path(path)))
     out = []
     for number, data in read_jsonl(path, PipelineError, "a line is a synthesised task or a TaskSpec"):
         try:
@@ -100,6 +103,23 @@ def load_tasks(path: str | Path) -> list[AnyTask]:
         except (ValueError, TypeError) as exc:  # RecordError
             raise PipelineError(f"{path}:{number} is neither a synthesised task nor a TaskSpec: {exc}") from None
     return out
+
+
+def _osworld_tasks(path: Path) -> list[TaskSpec]:
+    """OSWorld-format tasks as TaskSpecs; a task that cannot run here stops the load, naming it and why (`eval
+    osworld` is the runner that records such tasks as errors and goes on)."""
+    from uivenus.tasks.osworld import OSWorldError, load_osworld
+
+    try:
+        loaded = load_osworld(path)
+    except OSWorldError as exc:
+        raise PipelineError(str(exc)) from None
+    bad = [*(f"{e.id} ({e.reason})" for e in loaded.errors),
+           *(f"{t.id} (unsupported: {'; '.join(t.missing)})" for t in loaded.tasks if not t.supported)]
+    if bad:
+        raise PipelineError(f"{len(bad)} OSWorld task(s) in {path} cannot run: {', '.join(bad[:5])}"
+                            f"{' …' if len(bad) > 5 else ''}; `uivenus eval osworld --plan-only` lists them all")
+    return [task.to_taskspec() for task in loaded.tasks]
 
 
 def episode_id(task: TaskSpec, policy: str) -> str:
@@ -315,12 +335,13 @@ class Collector:
     The guard runs in `allow` mode by default, as in the gate's own runs: whether a consequential task may be
     collected at all was the gate's question (it rejects them unless asked to keep them); the guard still records
     what it would have stopped. `judges` are judge SPECs for the trace verdict (`program`, `ocr`, `vlm:...`).
+    `env` is the environment SPEC every task runs in (None: each task's own, `env_spec`).
     """
 
     def __init__(self, executor: Executor, policy: str, store_root: str | Path, run_id: str, *,
                  judges: Sequence[str] = ("program",), max_steps: int | None = None, guard: str = "allow",
-                 console: Console | None = None, progress: bool = True) -> None:
-        self.executor, self.policy, self.run_id = executor, policy, run_id
+                 console: Console | None = None, progress: bool = True, env: str | None = None) -> None:
+        self.executor, self.policy, self.run_id, self.env = executor, policy, run_id, env
         self.store = TrajectoryStore(store_root)
         self.judges, self.max_steps, self.guard = tuple(judges), max_steps, guard
         self.console, self.progress = console or Console(stderr=True), progress
@@ -330,7 +351,7 @@ class Collector:
     def job(self, task: AnyTask, metadata: Mapping[str, Any] | None = None) -> Job:
         spec = _spec(task)
         return Job(task=task.to_dict(), policy=self.policy, store_root=str(self.store.root), run_id=self.run_id,
-                   episode_id=episode_id(spec, self.policy), env=env_spec(spec), judges=self.judges,
+                   episode_id=episode_id(spec, self.policy), env=self.env or env_spec(spec), judges=self.judges,
                    max_steps=self.max_steps, guard=self.guard, metadata=dict(metadata or {}))
 
     def finished(self, episode: str) -> bool:

@@ -161,7 +161,7 @@ def intent_consistency(intent: str | None, action: Action, target: str | None,
 def screen_changes(screens: Sequence[Image.Image | None]) -> list[float | None]:
     """Change from each step's screen to the next one's; None where either is missing (the last step)."""
     return [screen_change(a, b) if a is not None and b is not None else None
-            for a, b in zip(screens, [*screens[1:], None], strict=True)]
+            for a, b in zip(screens, [*screens[1:], None][:len(screens)], strict=True)]  # none for no steps
 
 
 def think_text(response: str | None) -> str | None:
