@@ -61,9 +61,9 @@ def test_program_judge_abstains_without_check_or_state(episodes: Mapping[str, Ep
     off_app = Evidence(task=ep.spec, key_points=(), history=(), screenshots=(),
                        final_state={**base.final_state, "app_state": None})
     assert "no sandbox app" in judge.judge(off_app).reason
-    other_kind = Evidence(task=TaskSpec(id="t", instruction="x", platform="web", check={"kind": "osworld"}),
+    other_kind = Evidence(task=TaskSpec(id="t", instruction="x", platform="web", check={"kind": "no-such-kind"}),
                           key_points=(), history=(), screenshots=(), final_state={})
-    assert "no checker for check kind 'osworld'" in judge.judge(other_kind).reason
+    assert "no checker for check kind 'no-such-kind'" in judge.judge(other_kind).reason
 
 
 def test_program_judge_miniwob_kind_reads_the_page_grade() -> None:

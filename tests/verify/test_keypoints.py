@@ -115,3 +115,10 @@ def test_vlm_path_parses_strictly_and_checks_literals() -> None:
 def test_vlm_path_rejects_malformed_or_invented(answer: str, match: str) -> None:
     with pytest.raises(KeyPointError, match=match):
         parse_vlm_key_points(answer, "Add a contact named Ana Lima with the number 555-0101.")
+
+
+def test_a_verb_that_asks_a_question_is_not_an_act() -> None:
+    inspect, = extract_key_points("Check how many kettles are 'In stock' on the live stock page")
+    tick, = extract_key_points("Check 'In stock' and nothing else")[:1]
+    assert inspect.act is None and inspect.targets == ()
+    assert tick.act is not None and "In stock" in tick.targets

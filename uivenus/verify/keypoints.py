@@ -247,6 +247,9 @@ _VERBS: Mapping[str, Act] = MappingProxyType({
     **dict.fromkeys(("select", "choose", "check", "pick", "tick"), Act.SELECT),
     **dict.fromkeys(("focus",), Act.FOCUS),
 })
+#: Words after a leading verb that make the clause a question to answer, not an act ("check how many", "check
+#: whether", "select which"): the verb asks to look, not to tick or click.
+_INSPECTING = frozenset("how whether if that what which when where who why out".split())
 #: Words naming an element's role -> the role.
 ROLE_WORDS: Mapping[str, str] = MappingProxyType({
     "button": "button", "buttons": "button", "link": "link", "links": "link", "tab": "tab", "tabs": "tab",
@@ -328,12 +331,18 @@ def _typed(point: KeyPoint, clause: str, rest: str) -> KeyPoint:
                    field=" ".join(named) or None, targets=())
 
 
+def _leading_act(words: Sequence[str]) -> Act | None:
+    """The act a clause's leading verb asks for (None without one, and for "check how many …")."""
+    if not words or (len(words) > 1 and words[1].lower() in _INSPECTING):
+        return None
+    return _VERBS.get(words[0].lower().strip(","))
+
+
 def _structured(point: KeyPoint, clause: str, inherited: Act | None) -> KeyPoint:
     """`point` with the act structure its clause states (or the inherited verb's, for a verb-less clause)."""
     words = clause.split()
-    verb = words[0].lower().strip(",") if words else ""
     clicking = _CLICKING.search(clause)
-    act, rest = _VERBS.get(verb), " ".join(words[1:])
+    act, rest = _leading_act(words), " ".join(words[1:])
     if clicking is not None and act is not Act.CLICK:  # "Close the dialog by clicking the "x""
         act, rest = Act.CLICK, clicking.group("rest")
     if act is None:  # a verb-less clause continues the previous act; a capitalised one only a list of items
@@ -362,7 +371,7 @@ def structure_clauses(clauses: Sequence[tuple[str, bool]]) -> tuple[KeyPoint, ..
     for clause, then in clauses:
         point = _structured(_base_point(clause), clause.strip(), inherited)
         if point.act is not None:
-            leading = _VERBS.get(clause.split()[0].lower()) if clause.split() else None
+            leading = _leading_act(clause.split())
             if leading is None and points and point.act is Act.SELECT and points[-1].act is Act.SELECT:
                 last = points[-1]
                 points[-1] = replace(last, text=f"{last.text} and {clause.strip()}",
