@@ -10,6 +10,12 @@ otherwise) and the task (an action the user asked for is still confirmed, and th
 are a registry of rules (multilingual keyword lists and matchers, `uivenus.agent.safety_rules`): adding one is
 adding an entry.
 
+Consent: in confirm mode an action the user's instruction asks for (`REQUEST_WORDS`) runs without asking (verdict
+`requested`) — unless a `HIGH_STAKES` rule fires (a bulk change, a secret leaving, "without asking", a scam in the
+message) or the episode typed an address or number the instruction never gave (`unrequested_values`: a target that
+came from the screen is suspect). Everything the instruction did not ask for is asked. `consent=False` asks for
+every consequential action.
+
 Modes: `confirm` hands a consequential action to the user through a callback (the CLI asks on the terminal),
 `block` refuses it, `allow` lets it run but still records what it would have stopped (for safety evaluations).
 Every review returns a `GuardDecision` with its reason, which the loop stores in the step.
@@ -32,7 +38,10 @@ from uivenus.actions.points import iter_points
 from uivenus.actions.space import Action, ActionSequence, ActionType, Hotkey, Launch, LaunchApp, PressEnter, Type
 from uivenus.agent.injection import InjectionFlag, scan_injection
 from uivenus.agent.policies.ocr import TextBox, ocr_text_boxes
-from uivenus.agent.safety_rules import HOTKEY_RULES, LAUNCH_RULES, RULES, Category, Rule, Where, card_number
+from uivenus.agent.safety_rules import (
+    HOTKEY_RULES, LAUNCH_RULES, REQUEST_WORDS, RULES, Category, Rule, Where, card_number, high_stakes,
+    unrequested_values,
+)
 from uivenus.envs.base import FOCUSED_ELEMENT, EnvError, Observation
 from uivenus.envs.hosts import launch_url
 from uivenus.records import TaskSpec
@@ -54,6 +63,7 @@ class GuardMode(StrEnum):
 
 class Verdict(StrEnum):
     HARMLESS = "harmless"  # nothing consequential found: runs
+    REQUESTED = "requested"  # consequential, the instruction asked for it and nothing makes it suspect: runs
     ALLOWED = "allowed"  # consequential, run anyway because the mode is allow
     CONFIRMED = "confirmed"  # consequential, the user said yes
     DECLINED = "declined"  # consequential, the user said no: not run
@@ -61,7 +71,7 @@ class Verdict(StrEnum):
 
 
 #: Verdicts under which the action is executed.
-RUNS = frozenset({Verdict.HARMLESS, Verdict.ALLOWED, Verdict.CONFIRMED})
+RUNS = frozenset({Verdict.HARMLESS, Verdict.REQUESTED, Verdict.ALLOWED, Verdict.CONFIRMED})
 
 
 #: Pointer actions that activate what is under their point (a hover or a drag does not press a button).
@@ -201,7 +211,7 @@ class Guard:
 
     def __init__(self, mode: GuardMode | str = GuardMode.CONFIRM, confirm: Confirm = decline_all, *,
                  ocr: bool | OcrReader = True, rules: Iterable[Rule] | None = None,
-                 hotkeys: Mapping[frozenset[str], Category] | None = None) -> None:
+                 hotkeys: Mapping[frozenset[str], Category] | None = None, consent: bool = True) -> None:
         try:
             self.mode = GuardMode(mode)
         except ValueError:
@@ -210,6 +220,9 @@ class Guard:
         self.ocr = ocr if isinstance(ocr, OcrReader) else OcrReader() if ocr else None
         self._rules = RULES if rules is None else list(rules)
         self._hotkeys = HOTKEY_RULES if hotkeys is None else dict(hotkeys)
+        self.consent = consent
+        self._episode: TaskSpec | None = None  # the task whose episode `_typed` belongs to
+        self._typed: tuple[str, ...] = ()  # what this episode typed so far (values whose source is checked)
 
     # -- reading -----------------------------------------------------------------------------------
 
@@ -317,7 +330,16 @@ class Guard:
         if category in (Category.PAYMENT, Category.CREDENTIALS) and card_number(task.instruction) is not None:
             return True
         return any(r.category is category and r.where is Where.TARGET and r.match(task.instruction)
-                   for r in self._rules)
+                   for r in (*self._rules, *REQUEST_WORDS))
+
+    def _doubt(self, category: Category, task: TaskSpec | None, typed: tuple[str, ...]) -> str | None:
+        """Why a requested action still needs a yes (a high-stakes request, a value from the screen), or None."""
+        instruction = task.instruction if task is not None else ""
+        if (stakes := high_stakes(category, instruction, typed)) is not None:
+            return f"{stakes[0].name} ({stakes[1]!r})"
+        if values := unrequested_values(instruction, typed):
+            return f"typed {values[0]!r}, which the instruction never gave (it came from the screen)"
+        return None
 
     def review(self, action: Action, observation: Observation, task: TaskSpec | None = None, *, env: Any = None,
                focus: tuple[float, float] | None = None) -> GuardDecision:
@@ -327,6 +349,9 @@ class Guard:
         goes into, for OCR). In confirm mode the callback is asked before this returns.
         """
         started = time.perf_counter()
+        if task is not self._episode:
+            self._episode, self._typed = task, ()
+        typed = (*self._typed, action.content) if isinstance(action, Type) else self._typed
         found, target = self._findings(action, observation, env, focus, task)
         base = GuardDecision(Verdict.HARMLESS, "", self.mode, target=target.text or None, source=target.source,
                              action=action.to_dict())
@@ -337,11 +362,18 @@ class Guard:
             requested = self._requested(found.category, task)
             on = f" on {found.target.text[:80]!r}" if found.target.text and found.target.source != "action" else ""
             why = f"{found.category.value}: {found.rule} matched {found.evidence!r}{on} (source {found.target.source})"
-            if requested:
-                why += "; the task asks for this, but a consequential step is still the user's call"
+            doubt = self._doubt(found.category, task, typed) if requested else None
             decision = replace(base, category=found.category, evidence=found.evidence, rule=found.rule,
                                target=found.target.text or None, source=found.target.source, requested=requested)
-            decision = self._apply_mode(decision, why)
+            if requested and doubt is None and self.consent and self.mode is GuardMode.CONFIRM:
+                decision = replace(decision, verdict=Verdict.REQUESTED, reason=f"{why}; the task asks for this")
+            else:
+                if requested:
+                    why += (f"; the task asks for this, but {doubt}" if doubt else
+                            "; the task asks for this, but a consequential step is still the user's call")
+                decision = self._apply_mode(decision, why)
+        if decision.runs and isinstance(action, Type):
+            self._typed = typed
         return replace(decision, seconds=time.perf_counter() - started)
 
     def _apply_mode(self, decision: GuardDecision, why: str) -> GuardDecision:
