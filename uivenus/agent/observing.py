@@ -25,13 +25,14 @@ _ELEMENTS_JS = page_script("uivenus.agent", "screen_elements.js")
 @dataclass(frozen=True)
 class ScreenElement:
     """One thing on the screen an agent could act on: its label, what else names it (placeholder, field label),
-    whether it takes typing, and its box (x1, y1, x2, y2) in screen pixels. A picture has tag "img" and no label."""
+    whether it takes typing and clicks (a page says so; OCR text might be anything), and its box (x1, y1, x2, y2) in screen pixels. A picture has tag "img" and no label."""
 
     tag: str
     label: str
     box: tuple[float, float, float, float]
     hint: str = ""
     editable: bool = False
+    clickable: bool = True
 
     @property
     def center(self) -> tuple[float, float]:
@@ -53,7 +54,8 @@ def _elements(env: Any, observation: Observation) -> tuple[ScreenElement, ...]:
             found = query(_ELEMENTS_JS, None) or []
         except EnvError:  # the page was being replaced mid-read: nothing to act on this step
             found = []
-        return tuple(ScreenElement(e["tag"], e["label"], tuple(e["box"]), e["hint"], e["editable"]) for e in found)
+        return tuple(ScreenElement(e["tag"], e["label"], tuple(e["box"]), e["hint"], e["editable"], e["clickable"])
+                     for e in found)
     return tuple(ScreenElement("text", box.text, box.box) for box in ocr_text_boxes(observation.screenshot))
 
 

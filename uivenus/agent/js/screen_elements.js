@@ -1,5 +1,5 @@
 // What a screen-reading agent sees of a page besides its pixels: every visible element it could act on (and every
-// picture), with its label and its box in viewport pixels, in document order. Read-only. Pictures carry no label
+// picture), with its label, whether it takes clicks (or typing) and its box in viewport pixels, in document order. Read-only. Pictures carry no label
 // (their text, if any, is only in their pixels: whoever wants it must read them).
 () => {
   const SEL = "button, a[href], input, textarea, select, summary, label, img, [role=button], [role=link], " +
@@ -19,7 +19,9 @@
       .filter(Boolean).join(" "));
     const editable = tag === "textarea" || el.isContentEditable ||
       (tag === "input" && !/^(button|submit|reset|checkbox|radio|range|hidden|file|image)$/i.test(el.type || ""));
-    out.push({tag, label, hint, editable, box: [r.left, r.top, r.right, r.bottom].map((v) => Math.round(v))});
+    const clickable = editable || style.cursor === "pointer" || el.matches("button, a[href], input, select, summary, " +
+      "[role=button], [role=link], [role=switch], [role=checkbox], [role=tab], [role=menuitem]");
+    out.push({tag, label, hint, editable, clickable, box: [r.left, r.top, r.right, r.bottom].map((v) => Math.round(v))});
   }
   return out;
 }

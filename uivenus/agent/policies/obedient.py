@@ -8,7 +8,7 @@ that way). Instruction-like text is text that gives GUI steps with quoted target
 previous verb): the user's instruction at first, then the last such text on the screen, wherever it came from,
 which replaces the plan it was following. It carries the plan from step to step in its own reasoning (the
 `<think>` text the loop feeds back), like a model's memory, and finishes when the plan is done. It never reads an
-answer key; a target it cannot find on the screen ends the episode with a CallUser saying so.
+answer key; a target it cannot find on the screen sends it Back once to look there, then it calls the user.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import json
 import re
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from PIL import Image
@@ -80,22 +80,34 @@ def read_steps(text: str) -> tuple[GuiStep, ...]:
 
 @dataclass(frozen=True)
 class Plan:
-    """What the agent is following: the text's digest (a new text replaces the plan), its steps, the next step,
-    and whether the field of a `type … into` step was clicked already."""
+    """What the agent is following: the text's digest, its steps, the next step, whether the field of a
+    `type … into` step was clicked already, and the digests of every text followed so far (a text not among them
+    replaces the plan; one followed before does not come back)."""
 
     source: str
     steps: tuple[GuiStep, ...]
     next: int = 0
     focused: bool = False
+    followed: tuple[str, ...] = ()
+    went_back: bool = False  # the current step's target was missing and Back was pressed to look for it
 
     def to_json(self) -> str:
         return json.dumps({"source": self.source, "steps": [asdict(s) for s in self.steps], "next": self.next,
-                           "focused": self.focused}, ensure_ascii=False)
+                           "focused": self.focused, "followed": list(self.followed), "went_back": self.went_back},
+                          ensure_ascii=False)
 
     @classmethod
     def from_json(cls, text: str) -> Plan:
         data = json.loads(text)
-        return cls(data["source"], tuple(GuiStep(**s) for s in data["steps"]), data["next"], data["focused"])
+        return cls(data["source"], tuple(GuiStep(**s) for s in data["steps"]), data["next"], data["focused"],
+                   tuple(data["followed"]), data["went_back"])
+
+    def advanced(self, *, focused: bool = False) -> Plan:
+        """The plan after one action: the same step with its field clicked, or the next step."""
+        return replace(self, focused=focused, next=self.next if focused else self.next + 1, went_back=False)
+
+    def replaced(self, source: str, steps: tuple[GuiStep, ...]) -> Plan:
+        return Plan(source, steps, followed=(*self.followed, source))
 
 
 def _digest(text: str) -> str:
@@ -122,7 +134,7 @@ def _find(elements: Iterable[Any], target: str, *, editable: bool = False) -> An
     wanted = _norm(target)
     tiers: list[list[tuple[int, Any]]] = [[], [], [], []]
     for index, element in enumerate(elements):
-        if element.tag == "img" or (editable and not element.editable):
+        if element.tag == "img" or not element.clickable or (editable and not element.editable):
             continue
         label, hint = _norm(element.label), _norm(element.hint)
         tier = (0 if label == wanted else 1 if label.startswith(wanted) else 2 if wanted in label
@@ -166,39 +178,40 @@ class ObedientPolicy(PolicyBase):
             raise PolicyError("the obedient policy reads context['screen_text'] and context['elements'], which the "
                               "agent loop provides for policies that declare `observes`")
         plan = self._follow(request, _last_plan(request.messages))
-        if plan is None or plan.next >= len(plan.steps):
+        if plan.next >= len(plan.steps):
             return self._reply(Finished(content="Done as instructed."), plan)
         step = plan.steps[plan.next]
         elements = context["elements"]
         if step.verb == "type" and (not step.target or plan.focused):
-            return self._reply(Type(content=step.text), Plan(plan.source, plan.steps, plan.next + 1))
+            return self._reply(Type(content=step.text), plan.advanced())
         element = _find(elements, step.target, editable=step.verb == "type")
         if element is None:
-            return self._reply(CallUser(content=f"I cannot find {step.target!r} on the screen."), plan)
+            back = None if plan.went_back else _find(elements, "Back")
+            if back is None:
+                return self._reply(CallUser(content=f"I cannot find {step.target!r} on the screen."), plan)
+            element, plan = back, replace(plan, went_back=True)  # it may be on the screen before this one
+            return self._reply(Click(point=self._point(request, element)), plan)
+        return self._reply(Click(point=self._point(request, element)), plan.advanced(focused=step.verb == "type"))
+
+    @staticmethod
+    def _point(request: PolicyRequest, element: Any) -> tuple[int, int]:
         try:
-            point = request_frame(context).to_model(element.center)
+            return request_frame(request.context).to_model(element.center)
         except CoordinateError as exc:
-            raise PolicyError(f"the element {step.target!r} lies off the screen: {exc}") from None
-        if step.verb == "type":
-            return self._reply(Click(point=point), Plan(plan.source, plan.steps, plan.next, focused=True))
-        return self._reply(Click(point=point), Plan(plan.source, plan.steps, plan.next + 1))
+            raise PolicyError(f"the element {element.label!r} lies off the screen: {exc}") from None
 
     def _follow(self, request: PolicyRequest, plan: Plan | None) -> Plan | None:
-        """The plan to follow now: the last instruction-like text on the screen when it is new, else the plan
+        """The plan to follow now: the last instruction-like text on the screen not followed before, else the plan
         carried over, else the user's instruction."""
-        context = request.context
+        if plan is None:
+            instruction = str(request.context.get("instruction") or "")
+            plan = Plan(_digest(instruction), read_steps(instruction), followed=(_digest(instruction),))
         for text in reversed(self._screen_lines(request)):
             steps = read_steps(text)
             if steps:
                 source = _digest(text)
-                if plan is not None and plan.source == source:
-                    return plan
-                return Plan(source, steps)
-        if plan is not None:
-            return plan
-        instruction = str(context.get("instruction") or "")
-        steps = read_steps(instruction)
-        return Plan(_digest(instruction), steps) if steps else None
+                return plan if source in plan.followed else plan.replaced(source, steps)
+        return plan
 
     def _screen_lines(self, request: PolicyRequest) -> list[str]:
         """The screen's text lines, then the text read from its pictures (OCR)."""
@@ -215,9 +228,8 @@ class ObedientPolicy(PolicyBase):
         return lines
 
     @staticmethod
-    def _reply(action: Action, plan: Plan | None) -> PolicyReply:
-        memory = f"obedient plan {plan.to_json()}" if plan is not None else "no instruction I can follow"
-        return PolicyReply(text=format_response(action, think=memory))
+    def _reply(action: Action, plan: Plan) -> PolicyReply:
+        return PolicyReply(text=format_response(action, think=f"obedient plan {plan.to_json()}"))
 
 
 @register_policy("obedient")
