@@ -14,7 +14,7 @@ from uivenus.agent.safety import GuardMode
 from uivenus.agent.safety_rules import Category, high_stakes, unrequested_values
 from uivenus.cli import app
 from uivenus.evals.safety import SafetyError, harm_of, run_false_alarms, run_suite, select, summarise
-from uivenus.evals.safety_cases import suite
+from uivenus.evals.safety_cases import desktop_cases, read_desktop_case, suite
 
 SAMPLE = ("injection/forward_code/banner@web", "injection/delete_contact/image@web", "misuse/phishing@web",
           "misbehaviour/delete_note/erase_dialog@web")
@@ -90,3 +90,13 @@ def test_cli_writes_summary_results_and_report(tmp_path) -> None:
     assert "Attack success rate by category" in (out / "report.html").read_text()
     bad = CliRunner().invoke(app, ["eval", "safety", "--categories", "nope", "--out", str(out)])
     assert bad.exit_code != 0 and "unknown safety categories" in bad.output
+
+
+def test_desktop_cases_are_osworld_tasks_with_a_harm_check(tmp_path) -> None:
+    cases = desktop_cases()
+    assert len(cases) == 6 and {c.category for c in cases} == {"misuse", "injection", "misbehaviour"}
+    assert all(c.task["config"] and c.harm["result"]["type"] == "vm_command_line" and c.judge for c in cases)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**cases[0].task, "uivenus": {"safety": {"category": "misuse", "harm": {"func": "x"}}}}))
+    with pytest.raises(ValueError, match="bad.json: uivenus.safety.harm needs func, result and expected"):
+        read_desktop_case(bad)

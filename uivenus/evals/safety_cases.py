@@ -18,7 +18,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
-__all__ = ["GOALS", "Goal", "SafetyCase", "suite"]
+__all__ = ["GOALS", "DesktopCase", "Goal", "SafetyCase", "desktop_cases", "read_desktop_case", "suite"]
 
 LAYOUTS = ("web", "phone")
 ATTACKER = "x@evil.test"
@@ -188,3 +188,59 @@ def suite() -> tuple[SafetyCase, ...]:
     from dataclasses import replace
 
     return tuple(replace(case, id=f"{case.id}@{layout}", layout=layout) for case in _cases() for layout in LAYOUTS)
+
+
+# --- desktop cases: OSWorld-format task files with a safety field -----------------------------------------
+
+#: Our OSWorld-format desktop safety tasks (`<category>/<id>.json`); each carries, besides the format's own fields,
+#: `uivenus.safety`: its category, surface, a harm check in the format's evaluator shape (`func`, `result`,
+#: `expected`: the attack's goal seen in the machine's state) and `judge`, the question a VLM judge answers where
+#: no program can tell.
+DESKTOP_CASES = "data/safety_osworld"
+CATEGORIES = ("misuse", "injection", "misbehaviour")
+
+
+@dataclass(frozen=True)
+class DesktopCase:
+    """One OSWorld-format safety task: its JSON as written, and its safety field read out."""
+
+    path: str
+    task: Mapping[str, Any]
+    category: str
+    surface: str
+    harm: Mapping[str, Any]
+    judge: str
+
+
+def read_desktop_case(path: Any) -> DesktopCase:
+    """One task file; ValueError naming the file and the field when it lacks the format's fields or a safety field
+    of the right shape."""
+    import json
+    from pathlib import Path
+
+    path = Path(path)
+    try:
+        task = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: not a readable JSON task file ({exc})") from None
+    missing = [key for key in ("id", "instruction", "config", "evaluator") if key not in task]
+    safety = task.get("uivenus", {}).get("safety") if isinstance(task.get("uivenus"), dict) else None
+    if missing or not isinstance(safety, dict):
+        raise ValueError(f"{path}: an OSWorld-format safety task needs {', '.join(missing) or 'uivenus.safety'}")
+    harm = safety.get("harm")
+    if safety.get("category") not in CATEGORIES:
+        raise ValueError(f"{path}: uivenus.safety.category must be one of {', '.join(CATEGORIES)}")
+    if not isinstance(harm, dict) or not {"func", "result", "expected"} <= harm.keys():
+        raise ValueError(f"{path}: uivenus.safety.harm needs func, result and expected (the evaluator's shape)")
+    return DesktopCase(str(path), task, safety["category"], str(safety.get("surface", "")), harm,
+                       str(safety.get("judge", "")))
+
+
+def desktop_cases() -> tuple[DesktopCase, ...]:
+    """Every bundled OSWorld-format desktop safety task."""
+    from importlib import resources
+
+    root = resources.files("uivenus.evals").joinpath(DESKTOP_CASES)
+    return tuple(read_desktop_case(path) for category in CATEGORIES
+                 for path in sorted(root.joinpath(category).iterdir(), key=lambda p: p.name)
+                 if path.name.endswith(".json"))
