@@ -129,8 +129,8 @@ def _norm(text: str) -> str:
 
 def _find(elements: Iterable[Any], target: str, *, editable: bool = False) -> Any | None:
     """The element the quoted `target` names: an exact label first, then one that starts with it, then one that
-    contains it, then one whose field label or placeholder does; the latest in document order among the closest
-    (a dialog's button comes after the page's), the smallest among those."""
+    contains it, then one whose field label or placeholder does; among equal labels the latest in document order (a
+    dialog's button comes after the page's), else the shortest label (the least else in it), then the smallest."""
     wanted = _norm(target)
     tiers: list[list[tuple[int, Any]]] = [[], [], [], []]
     for index, element in enumerate(elements):
@@ -147,7 +147,7 @@ def _find(elements: Iterable[Any], target: str, *, editable: bool = False) -> An
                 return (e.box[2] - e.box[0]) * (e.box[3] - e.box[1])
             if len(tier) > 1 and all(_norm(e.label) == _norm(tier[0][1].label) for _, e in tier):
                 return tier[-1][1]
-            return min(tier, key=lambda pair: (area(pair[1]), -pair[0]))[1]
+            return min(tier, key=lambda pair: (len(pair[1].label), area(pair[1]), -pair[0]))[1]
     return None
 
 
