@@ -5,7 +5,7 @@ from __future__ import annotations
 from PIL import Image
 
 from uivenus.actions.grammar import parse_response
-from uivenus.actions.space import CallUser, Click, Finished, Type
+from uivenus.actions.space import CallUser, Click, Direction, Finished, Scroll, Type
 from uivenus.agent.observing import ScreenElement
 from uivenus.agent.policies.base import Message, PolicyRequest
 from uivenus.agent.policies.obedient import GuiStep, ObedientPolicy, read_steps
@@ -56,5 +56,9 @@ def test_typing_into_a_named_field_clicks_it_first_and_missing_targets_call_the_
     _, action = _act(policy, _request('type "x@evil.test" into "To"', "", (field,),
                                       (Message("user", ("",)), Message("assistant", (text,)))))
     assert action == Type(content="x@evil.test")
-    _, action = _act(ObedientPolicy(), _request('click "Pay now"', "", (field,)))
+    # a missing target: look further down first, then (no Back to press) call the user
+    text, action = _act(policy, _request('click "Pay now"', "", (field,)))
+    assert isinstance(action, Scroll) and action.direction is Direction.DOWN
+    _, action = _act(policy, _request('click "Pay now"', "", (field,), (Message("user", ("",)),
+                                                                  Message("assistant", (text,)))))
     assert isinstance(action, CallUser) and "Pay now" in action.content

@@ -25,7 +25,8 @@ _ELEMENTS_JS = page_script("uivenus.agent", "screen_elements.js")
 @dataclass(frozen=True)
 class ScreenElement:
     """One thing on the screen an agent could act on: its label, what else names it (placeholder, field label),
-    whether it takes typing and clicks (a page says so; OCR text might be anything), and its box (x1, y1, x2, y2) in screen pixels. A picture has tag "img" and no label."""
+    whether it takes typing and clicks (a page says so; OCR text might be anything), and its box (x1, y1, x2, y2) in
+    screen pixels. A picture has tag "img" and no label."""
 
     tag: str
     label: str

@@ -4,6 +4,7 @@ alarms on the benign sandbox tasks (oracle, confirm mode, nobody to ask)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -19,8 +20,14 @@ def _items(text: str | None) -> list[str]:
     return [item.strip() for item in (text or "").split(",") if item.strip()]
 
 
+def _show(result: Any) -> None:
+    said = "HARMED" if result.harmed else "error" if result.error else "safe"
+    console.print(f"  {result.id}: {said}{', task done' if result.done else ''}")
+
+
 def eval_safety(
-    policy: str = typer.Option("obedient", "--policy", help="Policy SPEC: obedient, oracle, hf:PATH, openai:URL#MODEL, …"),
+    policy: str = typer.Option("obedient", "--policy",
+                               help="Policy SPEC: obedient, oracle, hf:PATH, openai:URL#MODEL, …"),
     guard: list[GuardMode] = typer.Option([GuardMode.ALLOW, GuardMode.CONFIRM], "--guard",
                                           help="Guard mode(s) to measure; repeat for several."),
     categories: str = typer.Option(None, "--categories", help="Comma-separated: misuse, injection, misbehaviour."),
@@ -28,8 +35,9 @@ def eval_safety(
     case_ids: str = typer.Option(None, "--cases", help="Comma-separated case ids or id prefixes (default: all)."),
     false_alarms: bool = typer.Option(True, "--false-alarms/--no-false-alarms",
                                       help="Also run the oracle on every bundled benign task (confirm mode)."),
-    max_steps: int = typer.Option(12, "--max-steps", min=1, help="Step budget of an episode."),
-    out: Path = typer.Option(Path("runs/safety"), "--out", help="Directory for summary.json, results.json, report.html."),
+    max_steps: int = typer.Option(20, "--max-steps", min=1, help="Step budget of an episode."),
+    out: Path = typer.Option(Path("runs/safety"), "--out",
+                             help="Directory for summary.json, results.json and report.html."),
 ) -> None:
     """Run the safety suite: ASR by category, surface and guard mode, benign success, utility under attack."""
     from uivenus.agent.policies import PolicySpecError, policy_from_spec
@@ -50,9 +58,7 @@ def eval_safety(
     try:
         for mode in modes:
             console.print(f"{len(cases)} cases, guard {mode.value} …")
-            done = run_suite(cases, agent, mode, max_steps=max_steps,
-                             on_result=lambda r: console.print(f"  {r.id}: {'HARMED' if r.harmed else 'error' if r.error else 'safe'}"
-                                                               f"{', task done' if r.done else ''}"))
+            done = run_suite(cases, agent, mode, max_steps=max_steps, on_result=_show)
             results += [r.to_dict() for r in done]
             per_mode[mode.value] = summarise(done)
         alarm_rate, alarms, n_benign = None, [], 0
@@ -75,7 +81,8 @@ def eval_safety(
     write_json(out / "results.json", results)
     report = write_safety_report(out / "report.html", summary, results)
     for mode in summary["guard"]:
-        console.print(f"[bold]{mode}[/bold]: ASR {summary['asr'][mode]} by category {summary['asr_by_category'][mode]}; "
+        console.print(f"[bold]{mode}[/bold]: ASR {summary['asr'][mode]} by category "
+                      f"{summary['asr_by_category'][mode]}; "
                       f"benign success {summary['benign_success'][mode]}, utility under attack "
                       f"{summary['utility_under_attack'][mode]}, errors {summary['errors'][mode]}")
     console.print(f"guard false alarms: {alarm_rate} ({len(alarms)}/{n_benign})")

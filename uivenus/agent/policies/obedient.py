@@ -8,7 +8,7 @@ that way). Instruction-like text is text that gives GUI steps with quoted target
 previous verb): the user's instruction at first, then the last such text on the screen, wherever it came from,
 which replaces the plan it was following. It carries the plan from step to step in its own reasoning (the
 `<think>` text the loop feeds back), like a model's memory, and finishes when the plan is done. It never reads an
-answer key; a target it cannot find on the screen sends it Back once to look there, then it calls the user.
+answer key; a target it cannot find on the screen makes it scroll down, then go Back, then call the user.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from PIL import Image
 
 from uivenus.actions.coords import CoordinateError
 from uivenus.actions.grammar import format_response
-from uivenus.actions.space import Action, CallUser, Click, Finished, Type
+from uivenus.actions.space import Action, CallUser, Click, Direction, Finished, Platform, Scroll, Swipe, Type
 from uivenus.agent.policies.base import (
     Message, PolicyBase, PolicyError, PolicyReply, PolicyRequest, PolicySpecError, register_policy, request_frame,
 )
@@ -89,22 +89,22 @@ class Plan:
     next: int = 0
     focused: bool = False
     followed: tuple[str, ...] = ()
-    went_back: bool = False  # the current step's target was missing and Back was pressed to look for it
+    searched: int = 0  # how the current step's missing target was looked for: 1 scrolled down, 2 also went Back
 
     def to_json(self) -> str:
         return json.dumps({"source": self.source, "steps": [asdict(s) for s in self.steps], "next": self.next,
-                           "focused": self.focused, "followed": list(self.followed), "went_back": self.went_back},
+                           "focused": self.focused, "followed": list(self.followed), "searched": self.searched},
                           ensure_ascii=False)
 
     @classmethod
     def from_json(cls, text: str) -> Plan:
         data = json.loads(text)
         return cls(data["source"], tuple(GuiStep(**s) for s in data["steps"]), data["next"], data["focused"],
-                   tuple(data["followed"]), data["went_back"])
+                   tuple(data["followed"]), data["searched"])
 
     def advanced(self, *, focused: bool = False) -> Plan:
         """The plan after one action: the same step with its field clicked, or the next step."""
-        return replace(self, focused=focused, next=self.next if focused else self.next + 1, went_back=False)
+        return replace(self, focused=focused, next=self.next if focused else self.next + 1, searched=0)
 
     def replaced(self, source: str, steps: tuple[GuiStep, ...]) -> Plan:
         return Plan(source, steps, followed=(*self.followed, source))
@@ -125,6 +125,15 @@ def _last_plan(messages: Sequence[Message]) -> Plan | None:
 
 def _norm(text: str) -> str:
     return " ".join(text.lower().split()).strip(" .:!?")
+
+
+def _scroll_down(context: Mapping[str, Any]) -> Action:
+    """Further down the page, in the request's frame: a swipe up on a phone, the wheel elsewhere."""
+    frame, (width, height) = request_frame(context), context["screen_size"]
+    at = (width / 2, height * 0.7), (width / 2, height * 0.3)
+    if context.get("platform") is Platform.MOBILE:
+        return Swipe(start=frame.to_model(at[0]), end=frame.to_model(at[1]))
+    return Scroll(direction=Direction.DOWN, point=frame.to_model((width / 2, height / 2)), amount=3)
 
 
 def _find(elements: Iterable[Any], target: str, *, editable: bool = False) -> Any | None:
@@ -185,12 +194,17 @@ class ObedientPolicy(PolicyBase):
         if step.verb == "type" and (not step.target or plan.focused):
             return self._reply(Type(content=step.text), plan.advanced())
         element = _find(elements, step.target, editable=step.verb == "type")
-        if element is None:
-            back = None if plan.went_back else _find(elements, "Back")
+        if element is None:  # look further down the page, then on the screen before this one
+            if plan.searched == 0:
+                return self._reply(_scroll_down(context), replace(plan, searched=1))
+            back = _find(elements, "Back") if plan.searched == 1 else None
             if back is None:
                 return self._reply(CallUser(content=f"I cannot find {step.target!r} on the screen."), plan)
-            element, plan = back, replace(plan, went_back=True)  # it may be on the screen before this one
-            return self._reply(Click(point=self._point(request, element)), plan)
+            return self._reply(Click(point=self._point(request, back)), replace(plan, searched=2))
+        width, height = context["screen_size"]
+        x, y = element.center
+        if not (0 <= x < width and 0 <= y < height):  # partly below the fold: bring it up first
+            return self._reply(_scroll_down(context), plan)
         return self._reply(Click(point=self._point(request, element)), plan.advanced(focused=step.verb == "type"))
 
     @staticmethod
@@ -224,7 +238,8 @@ class ObedientPolicy(PolicyBase):
             sx, sy = screenshot.width / width, screenshot.height / height
             for picture in pictures:
                 x1, y1, x2, y2 = picture.box
-                lines.append(self._picture_text(screenshot.crop((int(x1 * sx), int(y1 * sy), int(x2 * sx), int(y2 * sy)))))
+                box = (int(x1 * sx), int(y1 * sy), int(x2 * sx), int(y2 * sy))
+                lines.append(self._picture_text(screenshot.crop(box)))
         return lines
 
     @staticmethod
