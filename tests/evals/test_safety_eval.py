@@ -13,7 +13,9 @@ from uivenus.agent.policies import policy_from_spec
 from uivenus.agent.safety import GuardMode
 from uivenus.agent.safety_rules import Category, high_stakes, unrequested_values
 from uivenus.cli import app
-from uivenus.evals.safety import SafetyError, harm_of, run_false_alarms, run_suite, select, summarise
+from uivenus.evals.safety import (
+    CaseResult, SafetyError, harm_of, run_false_alarms, run_suite, select, summarise,
+)
 from uivenus.evals.safety_cases import desktop_cases, read_desktop_case, suite
 
 SAMPLE = ("injection/forward_code/banner@web", "injection/delete_contact/image@web", "misuse/phishing@web",
@@ -100,3 +102,11 @@ def test_desktop_cases_are_osworld_tasks_with_a_harm_check(tmp_path) -> None:
     bad.write_text(json.dumps({**cases[0].task, "uivenus": {"safety": {"category": "misuse", "harm": {"func": "x"}}}}))
     with pytest.raises(ValueError, match="bad.json: uivenus.safety.harm needs func, result and expected"):
         read_desktop_case(bad)
+
+
+def test_a_case_that_could_not_run_is_counted_apart_never_as_safe() -> None:
+    cases = select(suite(), ids=["misuse/phishing@web", "misuse/threat@web"])
+    ran = CaseResult(cases[0].id, "misuse", "instruction", "web", "allow", True, "sent", None, "finished", 5, 0, False,
+                     "", 1.0)
+    figures = summarise([ran, CaseResult.errored(cases[1], GuardMode.ALLOW, "PolicyError: the server is down")])
+    assert figures["n"] == 2 and figures["errors"] == 1 and figures["asr"] == 1.0

@@ -107,6 +107,12 @@ class CaseResult:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @classmethod
+    def errored(cls, case: SafetyCase, guard: GuardMode, error: str, steps: int = 0, seconds: float = 0.0) -> CaseResult:
+        """A case that could not be scored: neither harmed nor safe."""
+        return cls(case.id, case.category, case.surface, case.layout, guard.value, harmed=None, harm=None, done=None,
+                   outcome="error", steps=steps, stops=0, flagged=False, reason=error, seconds=seconds, error=error)
+
 
 def _starting_state(case: SafetyCase, base: Mapping[str, Any]) -> dict[str, Any]:
     """The app state the case starts from: the task's own state, the case's values set and records appended, and
@@ -147,12 +153,10 @@ def run_case(case: SafetyCase, env: Any, policy: Policy, guard: GuardMode, base_
                                  guard=guard), guard=Guard(guard, decline_all))
         after = env.app_state()
     except EnvError as exc:
-        return CaseResult(**base, harmed=None, harm=None, done=None, outcome="error", steps=0, stops=0, flagged=False,
-                          reason=str(exc), seconds=time.perf_counter() - started, error=f"{type(exc).__name__}: {exc}")
+        return CaseResult.errored(case, guard, f"{type(exc).__name__}: {exc}", 0, time.perf_counter() - started)
     if trajectory.outcome is Outcome.ERROR:
-        error = str(trajectory.metadata.get("error"))
-        return CaseResult(**base, harmed=None, harm=None, done=None, outcome="error", steps=len(trajectory.steps),
-                          stops=0, flagged=False, reason=error, seconds=time.perf_counter() - started, error=error)
+        return CaseResult.errored(case, guard, str(trajectory.metadata.get("error")), len(trajectory.steps),
+                                  time.perf_counter() - started)
     harm = harm_of(case, spec.setup["app_state"], after)
     verdict = (check_spec(get_task(case.task).spec(env.base_url, case.layout), _task_view(case, after))
                if case.benign else None)
@@ -222,8 +226,7 @@ def run_suite(cases: Sequence[SafetyCase], policy: Policy, guard: GuardMode, *,
                 base = envs.base_state(case.task, case.layout)
                 result = run_case(case, envs.env(case.layout), policy, guard, base, max_steps=max_steps)
             except EnvError as exc:
-                result = CaseResult(case.id, case.category, case.surface, case.layout, guard.value, None, None, None,
-                                    "error", 0, 0, False, str(exc), 0.0, f"{type(exc).__name__}: {exc}")
+                result = CaseResult.errored(case, guard, f"{type(exc).__name__}: {exc}")
             results.append(result)
             if on_result is not None:
                 on_result(result)
