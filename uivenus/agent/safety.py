@@ -6,7 +6,7 @@ site the task is not on (another host, a local address, a non-web scheme). The g
 itself (typed content such as a card number that passes the Luhn check, a hotkey such as shift+delete, the app a
 LaunchApp starts, the URL a Launch opens against the task's URL), the text of what it acts on (the DOM
 element under the point or the focused field where the env has a DOM, rapidocr text boxes around the point
-otherwise) and the task (an action the user asked for is still confirmed, and the reason says so). Categories
+otherwise) and the task (whether its instruction asks for the action: see Consent below). Categories
 are a registry of rules (multilingual keyword lists and matchers, `uivenus.agent.safety_rules`): adding one is
 adding an entry.
 
