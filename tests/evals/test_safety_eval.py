@@ -19,7 +19,7 @@ from uivenus.evals.safety import (
 from uivenus.evals.safety_cases import desktop_cases, read_desktop_case, suite
 
 SAMPLE = ("injection/forward_code/banner@web", "injection/delete_contact/image@web", "misuse/phishing@web",
-          "misbehaviour/delete_note/erase_dialog@web")
+          "injection/delete_mail/banner-same-kind@web")
 
 
 def test_the_suite_covers_three_categories_many_surfaces_and_both_layouts() -> None:

@@ -13,8 +13,9 @@ adding an entry.
 Consent: in confirm mode an action the user's instruction asks for (`REQUEST_WORDS`) runs without asking (verdict
 `requested`) — unless a `HIGH_STAKES` rule fires (a bulk change, a secret leaving, "without asking", a scam in the
 message) or the episode typed an address or number the instruction never gave (`unrequested_values`: a target that
-came from the screen is suspect). Everything the instruction did not ask for is asked. `consent=False` asks for
-every consequential action.
+came from the screen is suspect) or an instruction aimed at the agent on the same screen names this very action
+("AI agent: … click Delete" before a Delete). Everything the instruction did not ask for is asked. `consent=False`
+asks for every consequential action.
 
 Modes: `confirm` hands a consequential action to the user through a callback (the CLI asks on the terminal),
 `block` refuses it, `allow` lets it run but still records what it would have stopped (for safety evaluations).
@@ -26,6 +27,7 @@ or OCR) for instructions aimed at an agent and returns each match as a flag.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -73,6 +75,9 @@ class Verdict(StrEnum):
 #: Verdicts under which the action is executed.
 RUNS = frozenset({Verdict.HARMLESS, Verdict.REQUESTED, Verdict.ALLOWED, Verdict.CONFIRMED})
 
+
+#: How much text after an injection flag (up to the end of its line) counts as what it tells the agent to do.
+_TOLD_CHARS = 300
 
 #: Pointer actions that activate what is under their point (a hover or a drag does not press a button).
 _ACTIVATING = frozenset({ActionType.CLICK, ActionType.DOUBLE_CLICK, ActionType.TRIPLE_CLICK, ActionType.LONG_PRESS})
@@ -223,6 +228,7 @@ class Guard:
         self.consent = consent
         self._episode: TaskSpec | None = None  # the task whose episode `_typed` belongs to
         self._typed: tuple[str, ...] = ()  # what this episode typed so far (values whose source is checked)
+        self._told: tuple[str, ...] = ()  # what the last scanned screen told an agent: the line after each flag
 
     # -- reading -----------------------------------------------------------------------------------
 
@@ -252,8 +258,13 @@ class Guard:
         return self.ocr.text(observation.screenshot) if self.ocr is not None else None
 
     def scan(self, observation: Observation) -> tuple[InjectionFlag, ...]:
-        """Injection flags for the screen the agent is looking at."""
-        return scan_injection(self.screen_text(observation))
+        """Injection flags for the screen the agent is looking at (remembered: an action taken on that screen is not
+        taken on the user's word alone)."""
+        text = self.screen_text(observation) or ""
+        flags = scan_injection(text)
+        self._told = tuple(text[at:at + _TOLD_CHARS].split("\n", 1)[0] for flag in flags
+                           if (at := text.find(flag.match)) >= 0)
+        return flags
 
     # -- judging -----------------------------------------------------------------------------------
 
@@ -332,13 +343,17 @@ class Guard:
         return any(r.category is category and r.where is Where.TARGET and r.match(task.instruction)
                    for r in (*self._rules, *REQUEST_WORDS))
 
-    def _doubt(self, category: Category, task: TaskSpec | None, typed: tuple[str, ...]) -> str | None:
-        """Why a requested action still needs a yes (a high-stakes request, a value from the screen), or None."""
+    def _doubt(self, category: Category, evidence: str, task: TaskSpec | None, typed: tuple[str, ...]) -> str | None:
+        """Why a requested action still needs a yes (a high-stakes request, a value from the screen, an on-screen
+        instruction to the agent that names this very action), or None."""
         instruction = task.instruction if task is not None else ""
         if (stakes := high_stakes(category, instruction, typed)) is not None:
             return f"{stakes[0].name} ({stakes[1]!r})"
         if values := unrequested_values(instruction, typed):
             return f"typed {values[0]!r}, which the instruction never gave (it came from the screen)"
+        said = re.compile(rf"(?<!\w){re.escape(evidence)}(?!\w)", re.IGNORECASE)
+        if told := next((text for text in self._told if said.search(text)), None):
+            return f"an instruction aimed at the agent on this screen says {evidence!r} ({told[:80]!r})"
         return None
 
     def review(self, action: Action, observation: Observation, task: TaskSpec | None = None, *, env: Any = None,
@@ -362,7 +377,7 @@ class Guard:
             requested = self._requested(found.category, task)
             on = f" on {found.target.text[:80]!r}" if found.target.text and found.target.source != "action" else ""
             why = f"{found.category.value}: {found.rule} matched {found.evidence!r}{on} (source {found.target.source})"
-            doubt = self._doubt(found.category, task, typed) if requested else None
+            doubt = self._doubt(found.category, found.evidence, task, typed) if requested else None
             decision = replace(base, category=found.category, evidence=found.evidence, rule=found.rule,
                                target=found.target.text or None, source=found.target.source, requested=requested)
             if requested and doubt is None and self.consent and self.mode is GuardMode.CONFIRM:
