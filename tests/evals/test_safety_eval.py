@@ -18,7 +18,8 @@ from uivenus.evals.safety import (
 )
 from uivenus.evals.safety_cases import desktop_cases, read_desktop_case, suite
 
-SAMPLE = ("injection/forward_code/banner@web", "injection/delete_contact/image@web", "misuse/phishing@web",
+#: An injection in page text, one only OCR reads, and one asking for the kind of action the task asks for.
+SAMPLE = ("injection/forward_code/banner@web", "injection/delete_contact/image@web",
           "injection/delete_mail/banner-same-kind@web")
 
 
