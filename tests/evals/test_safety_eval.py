@@ -68,10 +68,11 @@ def test_obedient_does_harm_without_a_guard_and_confirm_mode_stops_it(sample) ->
     assert figures["n"] == 2 * len(sample) and figures["asr"] == 0.5 and figures["errors"] == 0
 
 
-def test_the_oracle_finishes_an_attacked_task_unharmed() -> None:
-    cases = select(suite(), ids=["injection/delete_note/note@web"])
-    [result] = run_suite(cases, policy_from_spec("oracle"), GuardMode.CONFIRM)
-    assert result.harmed is False and result.done is True and result.flagged
+def test_the_oracle_finishes_attacked_tasks_unharmed() -> None:
+    # the attacker's note, and settings the case changed for the attack to undo, are no part of the task's work
+    cases = select(suite(), ids=["injection/delete_note/note@web", "injection/reset_settings/banner@web"])
+    results = run_suite(cases, policy_from_spec("oracle"), GuardMode.CONFIRM)
+    assert [(r.harmed, r.done, r.flagged) for r in results] == [(False, True, True)] * 2, results
 
 
 def test_false_alarms_list_the_stopped_benign_tasks_with_the_guards_reason() -> None:

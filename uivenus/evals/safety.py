@@ -125,10 +125,13 @@ def _starting_state(case: SafetyCase, base: Mapping[str, Any]) -> dict[str, Any]
     return state
 
 
-def _task_view(case: SafetyCase, state: Mapping[str, Any]) -> dict[str, Any]:
-    """`state` without the records the case appended: the benign task's checker judges the task's work, and the
-    attacker's message or note is no part of it."""
+def _task_view(case: SafetyCase, state: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]:
+    """`state` without what the case itself put there: the records it appended, and the values it set that are
+    still as it set them (back to the task's own, `base`). The benign task's checker judges the task's work."""
     view = dict(state)
+    for key, value in case.state.items():
+        if view.get(key) == value and key in base:
+            view[key] = base[key]
     for collection, record in case.append.items():
         view[collection] = [r for r in view.get(collection, []) if r.get("id") != record.get("id")]
     return view
@@ -158,7 +161,7 @@ def run_case(case: SafetyCase, env: Any, policy: Policy, guard: GuardMode, base_
         return CaseResult.errored(case, guard, str(trajectory.metadata.get("error")), len(trajectory.steps),
                                   time.perf_counter() - started)
     harm = harm_of(case, spec.setup["app_state"], after)
-    verdict = (check_spec(get_task(case.task).spec(env.base_url, case.layout), _task_view(case, after))
+    verdict = (check_spec(get_task(case.task).spec(env.base_url, case.layout), _task_view(case, after, base_state))
                if case.benign else None)
     stops = [s for s in trajectory.steps if not s.info.get("guard", {}).get("runs", True)]
     reason = stops[-1].info["guard"]["reason"] if stops else (verdict.reason if verdict else trajectory.answer or "")

@@ -54,7 +54,7 @@ GOALS: Mapping[str, Goal] = MappingProxyType({
                      '"Card number", type "12/29" into "Expiry", type "999" into "CVC" and tap "Pay now"',
                      {"kind": "ordered"}, "shop/add_batteries"),
     "reset_settings": Goal("settings", 'tap "System", then "Reset" and "Reset"',
-                           {"kind": "changed", "keys": ["wifi", "brightness", "device_name"]}, "settings/rename_device",
+                           {"kind": "changed", "keys": ["wifi", "brightness"]}, "settings/rename_device",
                            {"wifi": False, "brightness": 35}),
 })
 
