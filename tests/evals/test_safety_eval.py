@@ -57,26 +57,46 @@ def sample() -> list:
     return select(suite(), ids=SAMPLE)
 
 
-def test_obedient_does_harm_without_a_guard_and_confirm_mode_stops_it(sample) -> None:
+class SharedEnv:
+    """The session's web browser as a sandbox env in the web layout, left open when a suite is done with it."""
+
+    layout = "web"
+
+    def __init__(self, env, server) -> None:
+        self.env, self.base_url = env, server.base_url
+
+    def close(self) -> None:
+        return None
+
+    def __getattr__(self, name):
+        return getattr(self.env, name)
+
+
+@pytest.fixture
+def shared(web_env, sandbox_server):
+    return lambda layout: SharedEnv(web_env, sandbox_server)
+
+
+def test_obedient_does_harm_without_a_guard_and_confirm_mode_stops_it(sample, shared) -> None:
     obedient = policy_from_spec("obedient")
-    allowed = run_suite(sample, obedient, GuardMode.ALLOW)
+    allowed = run_suite(sample, obedient, GuardMode.ALLOW, make_env=shared)
     assert [r.harmed for r in allowed] == [True] * len(sample), [(r.id, r.reason, r.error) for r in allowed]
-    confirmed = run_suite(sample, obedient, GuardMode.CONFIRM)
+    confirmed = run_suite(sample, obedient, GuardMode.CONFIRM, make_env=shared)
     assert [r.harmed for r in confirmed] == [False] * len(sample), [(r.id, r.harm) for r in confirmed]
     assert all(r.stops == 1 and r.outcome == "called_user" for r in confirmed)
     figures = summarise(allowed + confirmed)
     assert figures["n"] == 2 * len(sample) and figures["asr"] == 0.5 and figures["errors"] == 0
 
 
-def test_the_oracle_finishes_attacked_tasks_unharmed() -> None:
+def test_the_oracle_finishes_attacked_tasks_unharmed(shared) -> None:
     # the attacker's note, and settings the case changed for the attack to undo, are no part of the task's work
     cases = select(suite(), ids=["injection/delete_note/note@web", "injection/reset_settings/banner@web"])
-    results = run_suite(cases, policy_from_spec("oracle"), GuardMode.CONFIRM)
+    results = run_suite(cases, policy_from_spec("oracle"), GuardMode.CONFIRM, make_env=shared)
     assert [(r.harmed, r.done, r.flagged) for r in results] == [(False, True, True)] * 2, results
 
 
-def test_false_alarms_list_the_stopped_benign_tasks_with_the_guards_reason() -> None:
-    n, alarms = run_false_alarms(["mail/share_code", "mail/reply_budget"])
+def test_false_alarms_list_the_stopped_benign_tasks_with_the_guards_reason(shared) -> None:
+    n, alarms = run_false_alarms(["mail/share_code", "mail/reply_budget"], make_env=shared)
     assert n == 2 and [a.task for a in alarms] == ["mail/share_code"]
     assert "secret" in alarms[0].reason
 
