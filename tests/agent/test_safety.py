@@ -43,7 +43,8 @@ def _episode(env: BrowserEnv, server: SandboxServer, task_id: str, guard: Guard,
 
 def test_confirm_stops_checkout_payment_and_lets_harmless_clicks_through(web_env, sandbox_server) -> None:
     asked = Asked(Category.PAYMENT)
-    spec, trajectory = _episode(web_env, sandbox_server, "shop/express_checkout", Guard("confirm", asked))
+    spec, trajectory = _episode(web_env, sandbox_server, "shop/express_checkout",
+                                  Guard("confirm", asked, consent=False))
     *before, last = trajectory.steps
     # the card number, expiry and CVC were asked about (and allowed), then Pay now was refused
     assert [q.category for q in asked.questions] == [Category.CREDENTIALS] * 3 + [Category.PAYMENT]
@@ -77,7 +78,7 @@ class CountingQueries:
 
 def test_the_field_a_type_goes_into_is_read_with_the_screen_not_asked_again(web_env, sandbox_server) -> None:
     asked, env = Asked(Category.PAYMENT), CountingQueries(web_env)
-    _, trajectory = _episode(env, sandbox_server, "shop/express_checkout", Guard("confirm", asked))
+    _, trajectory = _episode(env, sandbox_server, "shop/express_checkout", Guard("confirm", asked, consent=False))
     types = [s for s in trajectory.steps if isinstance(s.action, Type)]
     clicks = [s for s in trajectory.steps if isinstance(s.action, Click)]
     assert len(types) >= 3 and all(s.info["guard"]["source"] in ("dom", "action") for s in types)  # never OCR
@@ -89,7 +90,7 @@ def test_the_field_a_type_goes_into_is_read_with_the_screen_not_asked_again(web_
 
 def test_confirm_stops_sending_mail(web_env, sandbox_server) -> None:
     asked = Asked(Category.SENDING)
-    _, trajectory = _episode(web_env, sandbox_server, "mail/send_lunch", Guard("confirm", asked))
+    _, trajectory = _episode(web_env, sandbox_server, "mail/send_lunch", Guard("confirm", asked, consent=False))
     assert [q.category for q in asked.questions] == [Category.SENDING]
     assert asked.questions[0].evidence == "Send"
     assert trajectory.outcome is Outcome.CALLED_USER and not trajectory.steps[-1].executed
@@ -98,6 +99,17 @@ def test_confirm_stops_sending_mail(web_env, sandbox_server) -> None:
     # the compose form was filled in: everything before Send ran
     assert [s.action.content for s in trajectory.steps if isinstance(s.action, Type)] == [
         "ana@example.com", "Lunch", "Are you free at noon on Friday?"]
+
+
+def test_what_the_instruction_asks_for_is_consent_unless_a_value_came_from_the_screen(web_env, sandbox_server) -> None:
+    asked = Asked(Category.SENDING)
+    _, sent = _episode(web_env, sandbox_server, "mail/send_lunch", Guard("confirm", asked))
+    assert asked.questions == [] and sent.verdicts["sandbox"]["passed"]
+    assert [s.info["guard"]["verdict"] for s in sent.steps].count("requested") == 1  # Send: the task asks for it
+    # the code the oracle typed was read off the screen, not given by the instruction: Send is asked about
+    _, shared = _episode(web_env, sandbox_server, "mail/share_code", Guard("confirm", asked))
+    assert [q.category for q in asked.questions] == [Category.SENDING]
+    assert "the task asks for this, but" in asked.questions[0].reason and shared.outcome is Outcome.CALLED_USER
 
 
 def test_block_mode_refuses_without_asking_and_allow_mode_only_records(web_env, sandbox_server) -> None:

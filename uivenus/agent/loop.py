@@ -50,6 +50,7 @@ from uivenus.agent.conversation import Turn, build_messages
 from uivenus.agent.decisions import Asked, Decided, Executed, Placed, Reviewed, Scanned, StepEnd, error_text
 from uivenus.agent.memory import Memory
 from uivenus.agent.precheck import Precheck, PrecheckMode, Prechecked, resend_message
+from uivenus.agent.observing import observation_facts
 from uivenus.agent.policies.base import (
     PRESETS, AnswerKey, Message, Mode, Policy, PolicyError, PolicyRequest, Sampling, with_answers,
 )
@@ -254,9 +255,11 @@ class _Episode:
                               notes=self.memory.notes, max_pixels=self.config.max_pixels, feedback=self.feedback)
 
     def context(self, observation: Observation, frame: Frame) -> dict[str, Any]:
-        """The observation facts non-model policies read; never an answer or the env (`PolicyRequest`)."""
+        """The observation facts non-model policies read, plus those the policy declares it reads (`observes`:
+        screen text, elements); never an answer or the env (`PolicyRequest`)."""
+        facts = observation_facts(tuple(getattr(self.policy, "observes", ())), self.env, observation)
         return {"instruction": self.task.instruction, "screen_size": observation.size,
-                "platform": observation.platform, "frame": frame}
+                "platform": observation.platform, "frame": frame, **facts}
 
     def ask(self, messages: tuple[Message, ...], observation: Observation, frame: Frame) -> Asked:
         """The policy's action in the model frame, re-asking after unparseable replies."""

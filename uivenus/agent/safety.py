@@ -6,9 +6,16 @@ site the task is not on (another host, a local address, a non-web scheme). The g
 itself (typed content such as a card number that passes the Luhn check, a hotkey such as shift+delete, the app a
 LaunchApp starts, the URL a Launch opens against the task's URL), the text of what it acts on (the DOM
 element under the point or the focused field where the env has a DOM, rapidocr text boxes around the point
-otherwise) and the task (an action the user asked for is still confirmed, and the reason says so). Categories
+otherwise) and the task (whether its instruction asks for the action: see Consent below). Categories
 are a registry of rules (multilingual keyword lists and matchers, `uivenus.agent.safety_rules`): adding one is
 adding an entry.
+
+Consent: in confirm mode an action the user's instruction asks for (`REQUEST_WORDS`) runs without asking (verdict
+`requested`) — unless a `HIGH_STAKES` rule fires (a bulk change, a secret leaving, "without asking", a scam in the
+message) or the episode typed an address or number the instruction never gave (`unrequested_values`: a target that
+came from the screen is suspect) or an instruction aimed at the agent on the same screen names this very action
+("AI agent: … click Delete" before a Delete). Everything the instruction did not ask for is asked. `consent=False`
+asks for every consequential action.
 
 Modes: `confirm` hands a consequential action to the user through a callback (the CLI asks on the terminal),
 `block` refuses it, `allow` lets it run but still records what it would have stopped (for safety evaluations).
@@ -20,6 +27,7 @@ or OCR) for instructions aimed at an agent and returns each match as a flag.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -32,7 +40,10 @@ from uivenus.actions.points import iter_points
 from uivenus.actions.space import Action, ActionSequence, ActionType, Hotkey, Launch, LaunchApp, PressEnter, Type
 from uivenus.agent.injection import InjectionFlag, scan_injection
 from uivenus.agent.policies.ocr import TextBox, ocr_text_boxes
-from uivenus.agent.safety_rules import HOTKEY_RULES, LAUNCH_RULES, RULES, Category, Rule, Where, card_number
+from uivenus.agent.safety_rules import (
+    HOTKEY_RULES, LAUNCH_RULES, REQUEST_WORDS, RULES, Category, Rule, Where, card_number, high_stakes,
+    unrequested_values,
+)
 from uivenus.envs.base import FOCUSED_ELEMENT, EnvError, Observation
 from uivenus.envs.hosts import launch_url
 from uivenus.records import TaskSpec
@@ -54,6 +65,7 @@ class GuardMode(StrEnum):
 
 class Verdict(StrEnum):
     HARMLESS = "harmless"  # nothing consequential found: runs
+    REQUESTED = "requested"  # consequential, the instruction asked for it and nothing makes it suspect: runs
     ALLOWED = "allowed"  # consequential, run anyway because the mode is allow
     CONFIRMED = "confirmed"  # consequential, the user said yes
     DECLINED = "declined"  # consequential, the user said no: not run
@@ -61,8 +73,11 @@ class Verdict(StrEnum):
 
 
 #: Verdicts under which the action is executed.
-RUNS = frozenset({Verdict.HARMLESS, Verdict.ALLOWED, Verdict.CONFIRMED})
+RUNS = frozenset({Verdict.HARMLESS, Verdict.REQUESTED, Verdict.ALLOWED, Verdict.CONFIRMED})
 
+
+#: How much text after an injection flag (up to the end of its line) counts as what it tells the agent to do.
+_TOLD_CHARS = 300
 
 #: Pointer actions that activate what is under their point (a hover or a drag does not press a button).
 _ACTIVATING = frozenset({ActionType.CLICK, ActionType.DOUBLE_CLICK, ActionType.TRIPLE_CLICK, ActionType.LONG_PRESS})
@@ -201,7 +216,7 @@ class Guard:
 
     def __init__(self, mode: GuardMode | str = GuardMode.CONFIRM, confirm: Confirm = decline_all, *,
                  ocr: bool | OcrReader = True, rules: Iterable[Rule] | None = None,
-                 hotkeys: Mapping[frozenset[str], Category] | None = None) -> None:
+                 hotkeys: Mapping[frozenset[str], Category] | None = None, consent: bool = True) -> None:
         try:
             self.mode = GuardMode(mode)
         except ValueError:
@@ -210,6 +225,10 @@ class Guard:
         self.ocr = ocr if isinstance(ocr, OcrReader) else OcrReader() if ocr else None
         self._rules = RULES if rules is None else list(rules)
         self._hotkeys = HOTKEY_RULES if hotkeys is None else dict(hotkeys)
+        self.consent = consent
+        self._episode: TaskSpec | None = None  # the task whose episode `_typed` belongs to
+        self._typed: tuple[str, ...] = ()  # what this episode typed so far (values whose source is checked)
+        self._told: tuple[str, ...] = ()  # what the last scanned screen told an agent: the line after each flag
 
     # -- reading -----------------------------------------------------------------------------------
 
@@ -239,8 +258,13 @@ class Guard:
         return self.ocr.text(observation.screenshot) if self.ocr is not None else None
 
     def scan(self, observation: Observation) -> tuple[InjectionFlag, ...]:
-        """Injection flags for the screen the agent is looking at."""
-        return scan_injection(self.screen_text(observation))
+        """Injection flags for the screen the agent is looking at (remembered: an action taken on that screen is not
+        taken on the user's word alone)."""
+        text = self.screen_text(observation) or ""
+        flags = scan_injection(text)
+        self._told = tuple(text[at:at + _TOLD_CHARS].split("\n", 1)[0] for flag in flags
+                           if (at := text.find(flag.match)) >= 0)
+        return flags
 
     # -- judging -----------------------------------------------------------------------------------
 
@@ -317,7 +341,20 @@ class Guard:
         if category in (Category.PAYMENT, Category.CREDENTIALS) and card_number(task.instruction) is not None:
             return True
         return any(r.category is category and r.where is Where.TARGET and r.match(task.instruction)
-                   for r in self._rules)
+                   for r in (*self._rules, *REQUEST_WORDS))
+
+    def _doubt(self, category: Category, evidence: str, task: TaskSpec | None, typed: tuple[str, ...]) -> str | None:
+        """Why a requested action still needs a yes (a high-stakes request, a value from the screen, an on-screen
+        instruction to the agent that names this very action), or None."""
+        instruction = task.instruction if task is not None else ""
+        if (stakes := high_stakes(category, instruction, typed)) is not None:
+            return f"{stakes[0].name} ({stakes[1]!r})"
+        if values := unrequested_values(instruction, typed):
+            return f"typed {values[0]!r}, which the instruction never gave (it came from the screen)"
+        said = re.compile(rf"(?<!\w){re.escape(evidence)}(?!\w)", re.IGNORECASE)
+        if told := next((text for text in self._told if said.search(text)), None):
+            return f"an instruction aimed at the agent on this screen says {evidence!r} ({told[:80]!r})"
+        return None
 
     def review(self, action: Action, observation: Observation, task: TaskSpec | None = None, *, env: Any = None,
                focus: tuple[float, float] | None = None) -> GuardDecision:
@@ -327,6 +364,9 @@ class Guard:
         goes into, for OCR). In confirm mode the callback is asked before this returns.
         """
         started = time.perf_counter()
+        if task is not self._episode:
+            self._episode, self._typed = task, ()
+        typed = (*self._typed, action.content) if isinstance(action, Type) else self._typed
         found, target = self._findings(action, observation, env, focus, task)
         base = GuardDecision(Verdict.HARMLESS, "", self.mode, target=target.text or None, source=target.source,
                              action=action.to_dict())
@@ -337,11 +377,18 @@ class Guard:
             requested = self._requested(found.category, task)
             on = f" on {found.target.text[:80]!r}" if found.target.text and found.target.source != "action" else ""
             why = f"{found.category.value}: {found.rule} matched {found.evidence!r}{on} (source {found.target.source})"
-            if requested:
-                why += "; the task asks for this, but a consequential step is still the user's call"
+            doubt = self._doubt(found.category, found.evidence, task, typed) if requested else None
             decision = replace(base, category=found.category, evidence=found.evidence, rule=found.rule,
                                target=found.target.text or None, source=found.target.source, requested=requested)
-            decision = self._apply_mode(decision, why)
+            if requested and doubt is None and self.consent and self.mode is GuardMode.CONFIRM:
+                decision = replace(decision, verdict=Verdict.REQUESTED, reason=f"{why}; the task asks for this")
+            else:
+                if requested:
+                    why += (f"; the task asks for this, but {doubt}" if doubt else
+                            "; the task asks for this, but a consequential step is still the user's call")
+                decision = self._apply_mode(decision, why)
+        if decision.runs and isinstance(action, Type):
+            self._typed = typed
         return replace(decision, seconds=time.perf_counter() - started)
 
     def _apply_mode(self, decision: GuardDecision, why: str) -> GuardDecision:

@@ -5,7 +5,9 @@ Categories (`Category`) say what kind of consequence an action has; each `Rule` 
 and returns the evidence it found. `RULES` holds them all (multilingual keyword lists first in English, then
 a few other languages); adding a rule is adding an entry (`register_rule`). A Launch(url) is judged by
 `LAUNCH_RULES` against the task's URL, and key chords by `HOTKEY_RULES`. The `Guard` (`uivenus.agent.safety`)
-applies them.
+applies them. Whether the user's instruction is consent enough is data too: `REQUEST_WORDS` (what asking for a kind
+of action sounds like), `HIGH_STAKES` (requests that still need a yes: bulk changes, secrets leaving, "without
+asking") and `unrequested_values` (typed addresses and numbers the instruction never gave: an injection's).
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from enum import StrEnum
 from uivenus.envs.hosts import DEFAULT_PORTS, Origin
 
 __all__ = [
-    "HOTKEY_RULES", "LAUNCH_RULES", "RULES", "Category", "LaunchRule", "Rule", "Where", "card_number",
-    "keyword_rule", "luhn_valid", "register_rule",
+    "HIGH_STAKES", "HOTKEY_RULES", "LAUNCH_RULES", "REQUEST_WORDS", "RULES", "Category", "LaunchRule", "Rule",
+    "StakesRule", "Where", "card_number", "high_stakes", "keyword_rule", "luhn_valid", "register_rule",
+    "unrequested_values",
 ]
 
 
@@ -207,3 +210,92 @@ HOTKEY_RULES: dict[frozenset[str], Category] = {
     frozenset({"cmd", "enter"}): Category.SENDING,
     frozenset({"ctrl", "return"}): Category.SENDING,
 }
+
+
+# --- consent: when the user's instruction is enough, and when it is not -------------------------------
+
+#: Words by which an instruction asks for a kind of consequential action (besides the category's own target
+#: words): asking for it is the user's consent, unless a `HIGH_STAKES` rule or a suspect value says otherwise.
+REQUEST_WORDS: list[Rule] = [
+    keyword_rule(Category.SENDING, Where.TARGET, "asks to send", [
+        "send", "reply", "forward", "email", "e-mail", "mail", "message", "share", "post", "answer", "responder",
+        "antworten", "répondre", "回复", "转发",
+    ]),
+    keyword_rule(Category.DELETION, Where.TARGET, "asks to delete", [
+        "delete", "remove", "erase", "clear", "trash", "discard", "löschen", "borrar", "supprimer", "删除",
+    ]),
+    keyword_rule(Category.PAYMENT, Where.TARGET, "asks to pay", [
+        "buy", "pay", "order", "check out", "checkout", "purchase", "comprar", "kaufen", "acheter", "购买", "付款",
+    ]),
+    keyword_rule(Category.SYSTEM, Where.TARGET, "asks for a system change", [
+        "reset", "restore", "install", "uninstall", "update", "zurücksetzen", "恢复",
+    ]),
+]
+
+
+@dataclass(frozen=True)
+class StakesRule:
+    """A reason to ask even for an action the instruction requested: `match(instruction, typed)` (typed: the texts
+    typed so far in the episode) returns the evidence, or None; it applies to the `categories` listed."""
+
+    name: str
+    categories: frozenset[Category]
+    match: Callable[[str, tuple[str, ...]], str | None]
+
+
+def _in_instruction(pattern: re.Pattern[str]) -> Callable[[str, tuple[str, ...]], str | None]:
+    def match(instruction: str, typed: tuple[str, ...]) -> str | None:
+        found = pattern.search(instruction)
+        return found.group(0) if found else None
+    return match
+
+
+def _in_typed(pattern: re.Pattern[str]) -> Callable[[str, tuple[str, ...]], str | None]:
+    def match(instruction: str, typed: tuple[str, ...]) -> str | None:
+        return next((found.group(0) for text in typed if (found := pattern.search(text))), None)
+    return match
+
+
+_ANY = frozenset(Category)
+_BULK = re.compile(r"\b(?:all|every|each|everything|entire|whole|wipe|mass)\b(?:\s+(?:of\s+)?(?:my|the|your)?\s*)"
+                   r"(?:contacts?|mails?|e-?mails?|messages?|notes?|files?|folders?|events?|calendar|inbox|data|"
+                   r"settings|device|orders?)?", re.IGNORECASE)
+_PRESSURE = re.compile(r"\bwithout\s+(?:asking|confirm\w*|telling|checking)\b|\b(?:don'?t|do not|never)\s+"
+                       r"(?:ask|tell|confirm|notify|check with)\b|\bno need to (?:ask|confirm)\b", re.IGNORECASE)
+_SECRET = re.compile(r"\b(?:verification|security|one-time|login|2fa|otp|recovery)\s+codes?\b|\bpasswords?\b|"
+                     r"\bpasscodes?\b|\bpins?\b", re.IGNORECASE)
+_ABUSE = re.compile(r"\b(?:reply|respond|send|confirm)\s+(?:me\s+)?(?:with\s+)?your\s+(?:password|pin|card|code)\b|"
+                    r"\baccount\s+(?:is|has been|will be)\s+(?:locked|suspended|closed)\b|\bverify your (?:account|"
+                    r"identity)\b|\bi know where you live\b|\byou(?:'ll| will) regret\b|\bor else\b", re.IGNORECASE)
+#: A value worth checking the source of: an address, a URL, a phone number or code (4+ digits).
+_TARGET_VALUE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://\S+|\+?\d[\d\s().-]{3,}\d")
+
+#: Reasons to ask before a consequential action even when the instruction requested it (the user asked for a
+#: harmful thing, or for it in a way that is itself a warning sign).
+HIGH_STAKES: list[StakesRule] = [
+    StakesRule("bulk change", frozenset({Category.DELETION, Category.SENDING, Category.SYSTEM}),
+               _in_instruction(re.compile(_BULK.pattern, re.IGNORECASE))),
+    StakesRule("no confirmation wanted", _ANY, _in_instruction(_PRESSURE)),
+    StakesRule("a secret leaves", frozenset({Category.SENDING}), _in_instruction(_SECRET)),
+    StakesRule("scam or threat in the message", frozenset({Category.SENDING, Category.CREDENTIALS}), _in_typed(_ABUSE)),
+]
+
+
+def high_stakes(category: Category, instruction: str, typed: tuple[str, ...]) -> tuple[StakesRule, str] | None:
+    """The first `HIGH_STAKES` rule for `category` that fires, with its evidence."""
+    for rule in HIGH_STAKES:
+        if category in rule.categories and (evidence := rule.match(instruction, typed)) is not None:
+            return rule, evidence
+    return None
+
+
+def _normal(text: str) -> str:
+    return re.sub(r"[\s().-]+", "", text.lower())
+
+
+def unrequested_values(instruction: str, typed: tuple[str, ...]) -> tuple[str, ...]:
+    """Addresses, URLs, numbers and codes typed in the episode that the instruction does not contain: values that
+    came from the screen (or were made up), which an injection would supply."""
+    said = _normal(instruction)
+    return tuple(value for text in typed for value in (m.group(0) for m in _TARGET_VALUE.finditer(text))
+                 if _normal(value) not in said)

@@ -38,7 +38,7 @@ from uivenus.store import episode_dirs, read_episode
 from uivenus.verify.step import load_screens
 
 __all__ = ["draw_action", "episode_view", "plot_accuracy", "read_run_view", "render", "write_misses_page",
-           "write_report", "write_run_view"]
+           "write_report", "write_run_view", "write_safety_report"]
 
 #: Largest screenshot drawn into a page (display pixels); bigger screens are scaled down to fit.
 SHOT_SIZE = (640, 720)
@@ -450,3 +450,12 @@ def write_run_view(out: Path | str, run: Path | str, compare: Path | str | None 
     title = " vs ".join(r.name for r in runs)
     return _write(out, "runs.html.j2", title=title, runs=runs, rows=_rows(runs),
                   outcomes=_options(r.outcomes for r in runs), verdicts=_options(r.verdicts for r in runs))
+
+
+def write_safety_report(path: Path | str, summary: Mapping[str, Any], results: Sequence[Mapping[str, Any]]) -> Path:
+    """The safety evaluation's page: ASR by category × guard mode (bars), by surface, the false alarms with the
+    guard's reasons, and every case that did harm."""
+    categories = sorted({c for table in summary["asr_by_category"].values() for c in table})
+    surfaces = sorted({s for table in summary["asr_by_surface"].values() for s in table})
+    return _write(path, "safety.html.j2", title=f"Safety · {summary['policy']}", summary=summary,
+                  categories=categories, surfaces=surfaces, results=results)

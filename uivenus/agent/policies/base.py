@@ -137,6 +137,9 @@ class PolicyBase:
     """Default `act_batch` (one by one) and `close` (nothing to release)."""
 
     name: str = "policy"
+    #: Observation facts beyond the screenshot this policy reads from its request context
+    #: (`uivenus.agent.observing.OBSERVATION_FACTS`: screen text, elements); models read none.
+    observes: tuple[str, ...] = ()
 
     def act(self, request: PolicyRequest) -> PolicyReply:
         raise NotImplementedError

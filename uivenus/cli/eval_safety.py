@@ -1,0 +1,89 @@
+"""`uivenus eval safety`: attack success rate of a policy behind the guard, per guard mode, and the guard's false
+alarms on the benign sandbox tasks (oracle, confirm mode, nobody to ask)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from uivenus.agent.safety import GuardMode
+from uivenus.cli.console import cli_console
+from uivenus.cli.errors import fail
+from uivenus.files import write_json
+
+console = cli_console()
+
+
+def _items(text: str | None) -> list[str]:
+    return [item.strip() for item in (text or "").split(",") if item.strip()]
+
+
+def _show(result: Any) -> None:
+    said = "HARMED" if result.harmed else "error" if result.error else "safe"
+    console.print(f"  {result.id}: {said}{', task done' if result.done else ''}")
+
+
+def eval_safety(
+    policy: str = typer.Option("obedient", "--policy",
+                               help="Policy SPEC: obedient, oracle, hf:PATH, openai:URL#MODEL, …"),
+    guard: list[GuardMode] = typer.Option([GuardMode.ALLOW, GuardMode.CONFIRM], "--guard",
+                                          help="Guard mode(s) to measure; repeat for several."),
+    categories: str = typer.Option(None, "--categories", help="Comma-separated: misuse, injection, misbehaviour."),
+    layouts: str = typer.Option("web,phone", "--layouts", help="Comma-separated app layouts: web, phone."),
+    case_ids: str = typer.Option(None, "--cases", help="Comma-separated case ids or id prefixes (default: all)."),
+    false_alarms: bool = typer.Option(True, "--false-alarms/--no-false-alarms",
+                                      help="Also run the oracle on every bundled benign task (confirm mode)."),
+    max_steps: int = typer.Option(20, "--max-steps", min=1, help="Step budget of an episode."),
+    out: Path = typer.Option(Path("runs/safety"), "--out",
+                             help="Directory for summary.json, results.json and report.html."),
+) -> None:
+    """Run the safety suite: ASR by category, surface and guard mode, benign success, utility under attack."""
+    from uivenus.agent.policies import PolicySpecError, policy_from_spec
+    from uivenus.envs.base import EnvError
+    from uivenus.envs.sandbox.tasks import APP_NAMES, tasks_of
+    from uivenus.evals.safety import SafetyError, run_false_alarms, run_suite, select, summarise
+    from uivenus.evals.safety_cases import suite
+    from uivenus.reports.pages import write_safety_report
+
+    try:
+        cases = select(suite(), _items(categories), _items(layouts), _items(case_ids))
+        agent = policy_from_spec(policy)
+    except (SafetyError, PolicySpecError) as exc:
+        fail(str(exc))
+    modes = list(dict.fromkeys(guard))
+    results, summary = [], {"policy": policy, "guard": [m.value for m in modes]}
+    per_mode: dict[str, dict] = {}
+    try:
+        for mode in modes:
+            console.print(f"{len(cases)} cases, guard {mode.value} …")
+            done = run_suite(cases, agent, mode, max_steps=max_steps, on_result=_show)
+            results += [r.to_dict() for r in done]
+            per_mode[mode.value] = summarise(done)
+        alarm_rate, alarms, n_benign = None, [], 0
+        if false_alarms:
+            benign = sorted(task.id for app in APP_NAMES for task in tasks_of(app))
+            n_benign, found = run_false_alarms(benign, _items(layouts))
+            alarms = [a.to_dict() for a in found]
+            alarm_rate = round(len(found) / n_benign, 4) if n_benign else None
+    except EnvError as exc:
+        fail(f"the sandbox browser could not run: {exc}")
+    finally:
+        agent.close()
+    summary["n"] = len(cases)
+    for key in ("asr", "asr_by_category", "asr_by_surface", "asr_by_layout", "benign_success", "utility_under_attack",
+                "errors", "flagged"):
+        summary[key] = {mode: figures[key] for mode, figures in per_mode.items()}
+    summary["guard_false_alarm"] = {"rate": alarm_rate, "n": n_benign, "alarms": alarms}
+    out.mkdir(parents=True, exist_ok=True)
+    write_json(out / "summary.json", summary)
+    write_json(out / "results.json", results)
+    report = write_safety_report(out / "report.html", summary, results)
+    for mode in summary["guard"]:
+        console.print(f"[bold]{mode}[/bold]: ASR {summary['asr'][mode]} by category "
+                      f"{summary['asr_by_category'][mode]}; "
+                      f"benign success {summary['benign_success'][mode]}, utility under attack "
+                      f"{summary['utility_under_attack'][mode]}, errors {summary['errors'][mode]}")
+    console.print(f"guard false alarms: {alarm_rate} ({len(alarms)}/{n_benign})")
+    console.print(f"wrote {out / 'summary.json'}, {out / 'results.json'} and {report}")
