@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from uivenus.actions.coords import CoordinateError, Frame
 from uivenus.actions.grammar import parse_response
@@ -43,6 +43,7 @@ from uivenus.synth.captcha import (
 
 RESULTS_FILE = "captcha_results.json"
 PLOT_FILE = "captcha_pass_at_1.png"
+G = TypeVar("G")  # what a grader reads off the page
 
 def _plan(text: str, frame: Frame) -> tuple[Action, ...]:
     """The reply's actions in screen pixels; ParseError or CoordinateError when it has none usable."""
@@ -64,29 +65,28 @@ def execute_actions(env: Env, actions: Iterable[Action], observation: Observatio
     return observation, None, False
 
 
-def solve_instance(env: Env, site: CaptchaSite, instance: Instance, policy: Policy,
-                   max_steps: int = 3) -> dict[str, Any]:
-    """One episode on `instance`; the record says whether the page's grader passed it, and what happened."""
-    started = time.perf_counter()
-    observation = env.reset(site.task(instance))
+def play_captcha(env: Env, policy: Policy, observation: Observation, instruction: str, context: Mapping[str, Any],
+                 read: Callable[[Env], G], graded: Callable[[G], bool], max_steps: int) -> tuple[list[dict[str, Any]], str | None, G]:
+    """The turns of one CAPTCHA episode: ask, act, read the grade, until it is graded, fails or ends.
+
+    Returns (turns, error, the last grade read); both graders (our pages', a site's verdict) plug in as `read`."""
     width, height = observation.size
     frame = Frame.relative(width, height)
-    system = captcha_system_prompt(instance.platform, frame)
+    system = captcha_system_prompt(env.platform, frame)
     history: list[Turn] = []
     turns: list[dict[str, Any]] = []
     error: str | None = None
-    grade = read_grade(env)
-    answering = with_answers(policy, AnswerKey(actions=instance.solution))
+    grade = read(env)
     for _ in range(max_steps):
         screenshot = observation.screenshot
         request = PolicyRequest(
-            messages=build_messages(system, instance.instruction, history, screenshot, frame=frame),
+            messages=build_messages(system, instruction, history, screenshot, frame=frame),
             mode=Mode.AGENTIC,
-            context={"screenshot": screenshot, "instruction": instance.instruction, "family": instance.family,
-                     "screen_size": (width, height), "platform": instance.platform},
+            context={"screenshot": screenshot, "instruction": instruction, "screen_size": (width, height),
+                     "platform": env.platform, "frame": frame, **context},
         )
         try:
-            reply = answering.act(request).text
+            reply = policy.act(request).text
         except PolicyError as exc:
             error = f"PolicyError: {exc}"
             break
@@ -98,10 +98,21 @@ def solve_instance(env: Env, site: CaptchaSite, instance: Instance, policy: Poli
             break
         turns.append({"response": reply, "actions": [a.to_dict() for a in actions]})
         observation, error, ended = execute_actions(env, actions, observation)
-        grade = read_grade(env)
-        if error or ended or grade.done:
+        grade = read(env)
+        if error or ended or graded(grade):
             break
         history.append(Turn(screenshot, reply))
+    return turns, error, grade
+
+
+def solve_instance(env: Env, site: CaptchaSite, instance: Instance, policy: Policy,
+                   max_steps: int = 3) -> dict[str, Any]:
+    """One episode on `instance`; the record says whether the page's grader passed it, and what happened."""
+    started = time.perf_counter()
+    observation = env.reset(site.task(instance))
+    answering = with_answers(policy, AnswerKey(actions=instance.solution))
+    turns, error, grade = play_captcha(env, answering, observation, instance.instruction, {"family": instance.family},
+                                       read_grade, lambda g: g.done, max_steps)
     return {
         "id": instance.id, "family": instance.family, "difficulty": instance.difficulty.value,
         "layout": instance.layout, "passed": grade.done and grade.passed, "graded": grade.done,
@@ -109,7 +120,9 @@ def solve_instance(env: Env, site: CaptchaSite, instance: Instance, policy: Poli
     }
 
 
-def _rate(records: list[Mapping[str, Any]]) -> dict[str, Any]:
+def rate(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """Pass@1 of a group of episode records: n, passed and their share."""
+    records = list(records)
     passed = sum(bool(r["passed"]) for r in records)
     return {"n": len(records), "passed": passed, "pass_at_1": passed / len(records) if records else 0.0}
 
@@ -121,9 +134,9 @@ def summarise(records: list[Mapping[str, Any]]) -> dict[str, Any]:
         for key, groups in by.items():
             groups[record[key]].append(record)
     return {
-        **_rate(records),
-        "per_family": {name: _rate(group) for name, group in sorted(by["family"].items())},
-        "per_difficulty": {name: _rate(group) for name, group in sorted(by["difficulty"].items())},
+        **rate(records),
+        "per_family": {name: rate(group) for name, group in sorted(by["family"].items())},
+        "per_difficulty": {name: rate(group) for name, group in sorted(by["difficulty"].items())},
     }
 
 

@@ -26,13 +26,8 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
-from uivenus.actions.coords import CoordinateError, Frame
-from uivenus.actions.grammar import parse_response
-from uivenus.actions.syntax import ParseError
-from uivenus.agent.conversation import Turn, build_messages
-from uivenus.agent.policies.base import Mode, Policy, PolicyError, PolicyRequest, policy_from_spec
-from uivenus.agent.prompts import captcha_system_prompt
-from uivenus.evals.captcha import execute_actions, plot_pass_at_1
+from uivenus.agent.policies.base import Policy, policy_from_spec
+from uivenus.evals.captcha import play_captcha, plot_pass_at_1, rate
 from uivenus.files import write_json
 from uivenus.records import TaskSpec
 
@@ -170,44 +165,12 @@ def solve_site_puzzle(env: Any, policy: Policy, source: VerdictSource, url: str,
     started = time.perf_counter()
     task = TaskSpec(id=f"site-{index}", instruction=INSTRUCTION, platform=env.platform, url=url, max_steps=max_steps)
     observation = env.reset(task)
-    width, height = observation.size
-    frame = Frame.relative(width, height)
-    system = captcha_system_prompt(env.platform, frame)
-    history: list[Turn] = []
-    turns: list[dict[str, Any]] = []
-    error: str | None = None
-    verdict = SiteVerdict(False)
-    for _ in range(max_steps):
-        request = PolicyRequest(
-            messages=build_messages(system, INSTRUCTION, history, observation.screenshot, frame=frame),
-            mode=Mode.AGENTIC,
-            context={"screenshot": observation.screenshot, "instruction": INSTRUCTION, "screen_size": (width, height),
-                     "platform": env.platform, "frame": frame})
-        try:
-            reply = policy.act(request).text
-            actions = tuple(frame.action_to_screen(a) for a in parse_response(reply, lenient=True).actions)
-        except PolicyError as exc:
-            error = f"PolicyError: {exc}"
-            break
-        except (ParseError, CoordinateError) as exc:
-            turns.append({"response": reply, "actions": []})
-            error = f"{type(exc).__name__}: {exc}"
-            break
-        turns.append({"response": reply, "actions": [a.to_dict() for a in actions]})
-        observation, error, ended = execute_actions(env, actions, observation)
-        verdict = source.read(env)
-        if error or ended or verdict.graded:
-            break
-        history.append(Turn(observation.screenshot, reply))
+    turns, error, verdict = play_captcha(env, policy, observation, INSTRUCTION, {}, source.read, lambda v: v.graded,
+                                         max_steps)
     kind = _reported_type(env, type_field) if type_field else None
     return {"index": index, "url": url, "type": kind or asked or "-", "asked_type": asked,
             "passed": verdict.graded and verdict.passed, "graded": verdict.graded, "evidence": verdict.evidence,
             "error": error, "turns": turns, "seconds": round(time.perf_counter() - started, 3)}
-
-
-def _rate(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    passed = sum(1 for r in records if r["passed"])
-    return {"n": len(records), "passed": passed, "pass_at_1": passed / len(records) if records else 0.0}
 
 
 def evaluate_captcha_site(site: str, verdict: str, policy: Policy | str, out_dir: str | Path, *,
@@ -237,8 +200,8 @@ def evaluate_captcha_site(site: str, verdict: str, policy: Policy | str, out_dir
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for record in records:
         groups[record["type"]].append(record)
-    results = {"policy": acting.name, "site": site, "verdict": verdict, "max_steps": max_steps, **_rate(records),
-               "per_type": {name: _rate(group) for name, group in sorted(groups.items())}, "instances": records}
+    results = {"policy": acting.name, "site": site, "verdict": verdict, "max_steps": max_steps, **rate(records),
+               "per_type": {name: rate(group) for name, group in sorted(groups.items())}, "instances": records}
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = write_json(out / RESULTS_FILE, results)
