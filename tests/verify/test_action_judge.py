@@ -133,3 +133,30 @@ def test_ocr_reads_the_target_under_the_point_when_no_dom_was_recorded() -> None
     draw.text((250, 45), "OK", fill="black", font=font)
     assert ocr_target(image, (265, 57)).text == "OK"  # the line under the point, not its neighbour "Cancel"
     assert ocr_target(image, (2, 2), window=(2, 2)) is None  # too small a window to read
+
+
+def test_typed_text_left_unsent_is_no_success_for_either_judge() -> None:
+    """A run that types the new name and stops (a truncated run) shows the name in its field: not the end state."""
+    instruction = 'Rename the device to "Atlas".'
+    field = _dom("", "input", type="text", id="name", nth=1)
+    screens = ("Device name Pixel", "Device name Atlas Save")
+    unsent = [_click(0, field), _type(1, "Atlas"), _finish(2)]
+    task = TaskSpec(id="t", instruction=instruction, platform=Platform.WEB)
+
+    def ocr(acts: list[ActRecord]):
+        evidence = Evidence(task=task, key_points=(), history=(), screenshots=(), screen_texts=screens,
+                            acts=tuple(acts))
+        return judge_from_spec("ocr").judge(evidence)
+
+    acts = _judge(instruction, unsent, screens)
+    assert acts.vote is Vote.FAILURE and "step 1" in " ".join(acts.evidence)
+    verdict = ocr(unsent)
+    assert verdict.vote is Vote.ABSTAIN and "never confirmed" in verdict.reason
+    for confirm in (_click(2, _dom("Save")), ActRecord(index=2, type="Hotkey", executed=True)):
+        sent = [*unsent[:2], confirm, _finish(3)]
+        assert _judge(instruction, sent, screens).vote is Vote.SUCCESS
+        assert ocr(sent).vote is Vote.SUCCESS
+    with_enter = [_click(0, field), _type(1, "Atlas\n"), _finish(2)]
+    assert _judge(instruction, with_enter, screens).vote is Vote.SUCCESS
+    not_run = [*unsent[:2], _click(2, _dom("Save"), executed=False), _finish(3)]
+    assert _judge(instruction, not_run, screens).vote is Vote.FAILURE

@@ -15,7 +15,8 @@ selected. Each structured key point (`verify.keypoints`) is checked against them
 - a point that asks for a state rather than an act is read off the screens as the OCR judge reads it;
 - and what no key point asked for: a click on a destructive control the task does not name ("Delete" where it
   says archive), a last click that dismissed the pending change ("Cancel", "×"), and — for a task that only states
-  an end state — text typed and never confirmed by a click.
+  an end state — text typed and never confirmed (no click or key press after it: the episode ended with it unsent,
+  a failure, not an abstention).
 
 Any contradicted point is a failure; success needs every point satisfied; otherwise the judge abstains with what it
 could not tell — when no action record names its target and no screen text speaks to a point.
@@ -28,7 +29,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from uivenus.actions.space import ActionType
-from uivenus.verify.acts import ACTING_TYPES
+from uivenus.verify.acts import ACTING_TYPES, unconfirmed_typing
 from uivenus.verify.base import ActRecord, Evidence, Target, Verdict, Vote
 from uivenus.verify.keypoints import ALL_FIELDS, Act, KeyPoint, KeyPointKind, extract_key_points, key_point_texts, structure_clauses
 from uivenus.verify.text_evidence import PointStatus, found_in, ocr_lines, point_status
@@ -244,10 +245,11 @@ def _first_word(target: Target) -> str:
     return words[0].casefold().strip(".,:!") if words else ""
 
 
-def _episode_checks(instruction: str, record: _Record, stateful: bool, removes: bool) -> list[tuple[str, PointCheck]]:
+def _episode_checks(instruction: str, record: _Record, acts: Sequence[ActRecord], stateful: bool, removes: bool
+                    ) -> list[tuple[str, PointCheck]]:
     """What the actions did that no key point asked for: a destructive click where the task asks to remove nothing
     (`removes`: a removal key point), a last click that dismissed the pending change, and (for a task that only
-    states an end state) edits never confirmed by any click."""
+    states an end state) typed text that nothing confirmed."""
     asked = set(re.findall(r"[^\W_]+|[×✕]", instruction.casefold()))
     asked |= {name for icon in asked for name in ICON_NAMES.get(icon, ())}
     removal = removes or bool(asked & _REMOVAL_WORDS) or any(w.startswith(d[:5]) for w in asked for d in DESTRUCTIVE)
@@ -262,10 +264,11 @@ def _episode_checks(instruction: str, record: _Record, stateful: bool, removes: 
         last = clicks[-1]
         out.append(("the last change is kept", PointCheck(
             PointStatus.CONTRADICTED, f"the last click (step {last.index}) hit {_described(last.target)}")))
-    last_type = max((a.index for a, _ in record.types), default=-1)
-    if stateful and last_type > max((a.index for a in record.clicks), default=-1):
+    pending = unconfirmed_typing(acts)
+    if stateful and pending is not None:
         out.append(("the edits are confirmed", PointCheck(
-            PointStatus.UNDETERMINED, f"nothing was clicked after the text typed at step {last_type}")))
+            PointStatus.CONTRADICTED, f"nothing confirmed the text typed at step {pending} (no click or key after "
+                                      "it): the episode ended with it unsent")))
     return out
 
 
@@ -322,7 +325,7 @@ class ActionJudge:
             report.append((point, check))
         stateful = all(p.act is None for p in points)
         removes = any(p.kind is KeyPointKind.REMOVAL for p in points)
-        extra = _episode_checks(evidence.task.instruction, record, stateful, removes)
+        extra = _episode_checks(evidence.task.instruction, record, evidence.acts, stateful, removes)
         report += [(KeyPoint(text=text), check) for text, check in extra]
         points = tuple(p for p, _ in report)
         lines = tuple(f"{p.text}: {c.status.value} ({c.why})" for p, c in report)
