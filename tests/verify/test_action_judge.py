@@ -160,3 +160,26 @@ def test_typed_text_left_unsent_is_no_success_for_either_judge() -> None:
     assert _judge(instruction, with_enter, screens).vote is Vote.SUCCESS
     not_run = [*unsent[:2], _click(2, _dom("Save"), executed=False), _finish(3)]
     assert _judge(instruction, not_run, screens).vote is Vote.FAILURE
+
+
+def test_a_run_that_ends_on_picking_the_item_to_change_is_no_success() -> None:
+    """"Pin the note" that stops after opening the note shows the note's title, not a pinned note."""
+    instruction = 'Pin the note "Dentist".'
+    screens = ("Notes Weekly plan", "Notes Dentist Dr. Okafor Pin Delete")
+    task = TaskSpec(id="t", instruction=instruction, platform=Platform.WEB)
+    picked = [_click(0, _dom("Dentist Dr. Okafor", "div")), _finish(1)]
+    pinned = [*picked[:1], _click(1, _dom("Pin")), _finish(2)]
+
+    def ocr(acts: list[ActRecord]):
+        evidence = Evidence(task=task, key_points=(), history=(), screenshots=(), screen_texts=screens,
+                            acts=tuple(acts))
+        return judge_from_spec("ocr").judge(evidence)
+
+    stopped = _judge(instruction, picked, screens)
+    assert stopped.vote is Vote.FAILURE and "'Dentist Dr. Okafor'" in " ".join(stopped.evidence)
+    assert ocr(picked).vote is Vote.ABSTAIN and ocr(pinned).vote is Vote.SUCCESS
+    assert _judge(instruction, pinned, screens).vote is Vote.SUCCESS
+    opened = 'Open the note "Dentist".'  # reaching the item is all this clause asks
+    assert _judge(opened, picked, screens).vote is Vote.SUCCESS
+    switch = _dom("Bluetooth", "input", type="checkbox")  # clicking a switch is the change itself
+    assert _judge("Turn Bluetooth on.", [_click(0, switch), _finish(1)], ("Bluetooth On",)).vote is Vote.SUCCESS

@@ -27,7 +27,7 @@ from uivenus.agent.policies.base import (
     Message, Mode, Policy, PolicyError, PolicyRequest, PolicySpecError, Sampling, policy_from_spec, spec_pairs,
 )
 from uivenus.envs.checks import UnknownCheckKind, checker_for
-from uivenus.verify.action_judge import ActionJudge
+from uivenus.verify.action_judge import ActionJudge, ended_on_operand
 from uivenus.verify.acts import unconfirmed_typing
 from uivenus.verify.base import (
     JUDGE_FACTORIES, Evidence, Judge, StepEvidence, Verdict, VerifyError, Vote, register_judge,
@@ -114,8 +114,9 @@ def _program_judge(rest: str) -> ProgramJudge:
 class OcrJudge:
     """Are the task's key points visibly satisfied on the kept screens? Text evidence only, so it is cautious:
     success only when every checkable key point shows on the final screen and no act the task asks for (a click,
-    a selection: "press Submit") is left that text cannot show and no typed text was left unconfirmed (what the
-    screen shows may be the unsent input), failure only on a contradiction (a value that never
+    a selection: "press Submit") is left that text cannot show, no typed text was left unconfirmed (what the
+    screen shows may be the unsent input) and the run did not end on clicking the item it was to change; failure
+    only on a contradiction (a value that never
     appears, a switch in the opposite state), abstention otherwise. Confidence stays below 1."""
 
     name = "ocr"
@@ -178,6 +179,10 @@ class OcrJudge:
         if pending is not None and count[PointStatus.SATISFIED]:  # the text on screen may be the unsent input
             return _abstain(self.name, f"the text typed at step {pending} was never confirmed (no click or key "
                                        "after it): the screen may show it unsent in its field", *lines)
+        operand = ended_on_operand(points, evidence.acts)
+        if operand is not None and count[PointStatus.SATISFIED]:  # the named item shows: it was picked, not changed
+            return _abstain(self.name, f"the last act (step {operand.index}) clicked the item the task changes: "
+                                       "its name on the screen does not show the change", *lines)
         if decided >= self.min_checked and count[PointStatus.SATISFIED] == decided and not unseen_acts:
             confidence = self.BASE + self.SPAN * decided / len(points)
             return Verdict(self.name, Vote.SUCCESS, confidence,
