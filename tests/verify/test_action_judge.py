@@ -183,3 +183,15 @@ def test_a_run_that_ends_on_picking_the_item_to_change_is_no_success() -> None:
     assert _judge(opened, picked, screens).vote is Vote.SUCCESS
     switch = _dom("Bluetooth", "input", type="checkbox")  # clicking a switch is the change itself
     assert _judge("Turn Bluetooth on.", [_click(0, switch), _finish(1)], ("Bluetooth On",)).vote is Vote.SUCCESS
+
+
+def test_archiving_is_no_licence_to_delete() -> None:
+    """Archive and delete both empty the inbox row; only archiving keeps the mail, so "Delete" fails the task."""
+    instruction = "Archive the newsletter from Trailhead Outfitters in my inbox."
+    screens = ("Inbox Trailhead Outfitters Winter sale", "Inbox Marco Rossi")
+    mail = _click(0, _dom("Trailhead Outfitters Winter sale", "div"))
+    deleted = _judge(instruction, [mail, _click(1, _dom("Delete")), _finish(2)], screens)
+    assert deleted.vote is Vote.FAILURE and "'Delete'" in " ".join(deleted.evidence)
+    assert _judge(instruction, [mail, _click(1, _dom("Archive")), _finish(2)], screens).vote is Vote.SUCCESS
+    removal = "Delete the newsletter from Trailhead Outfitters in my inbox."
+    assert _judge(removal, [mail, _click(1, _dom("Delete")), _finish(2)], screens).vote is Vote.SUCCESS

@@ -249,14 +249,14 @@ def _first_word(target: Target) -> str:
     return words[0].casefold().strip(".,:!") if words else ""
 
 
-def _episode_checks(instruction: str, record: _Record, acts: Sequence[ActRecord], stateful: bool, removes: bool
+def _episode_checks(instruction: str, record: _Record, acts: Sequence[ActRecord], stateful: bool
                     ) -> list[tuple[str, PointCheck]]:
-    """What the actions did that no key point asked for: a destructive click where the task asks to remove nothing
-    (`removes`: a removal key point), a last click that dismissed the pending change, and (for a task that only
+    """What the actions did that no key point asked for: a destructive click where the task's words ask to destroy
+    nothing (archiving is a removal but destroys nothing: "Delete" does not do it), a last click that dismissed the pending change, and (for a task that only
     states an end state) typed text that nothing confirmed."""
     asked = set(re.findall(r"[^\W_]+|[×✕]", instruction.casefold()))
     asked |= {name for icon in asked for name in ICON_NAMES.get(icon, ())}
-    removal = removes or bool(asked & _REMOVAL_WORDS) or any(w.startswith(d[:5]) for w in asked for d in DESTRUCTIVE)
+    removal = bool(asked & _REMOVAL_WORDS) or any(w.startswith(d[:5]) for w in asked for d in DESTRUCTIVE)
     out = []
     clicks = [a for a in record.clicks if a.target is not None and a.target.interactive is not False]
     harmful = None if removal else next(
@@ -348,8 +348,7 @@ class ActionJudge:
                 check = PointCheck(status, why)
             report.append((point, check))
         stateful = all(p.act is None for p in points)
-        removes = any(p.kind is KeyPointKind.REMOVAL for p in points)
-        extra = _episode_checks(evidence.task.instruction, record, evidence.acts, stateful, removes)
+        extra = _episode_checks(evidence.task.instruction, record, evidence.acts, stateful)
         operand = ended_on_operand(points, evidence.acts)
         if operand is not None:
             extra.append(("the change is applied after the item is picked", PointCheck(
