@@ -195,3 +195,17 @@ def test_archiving_is_no_licence_to_delete() -> None:
     assert _judge(instruction, [mail, _click(1, _dom("Archive")), _finish(2)], screens).vote is Vote.SUCCESS
     removal = "Delete the newsletter from Trailhead Outfitters in my inbox."
     assert _judge(removal, [mail, _click(1, _dom("Delete")), _finish(2)], screens).vote is Vote.SUCCESS
+
+
+def test_a_state_that_held_from_the_first_screen_is_no_work_done() -> None:
+    """"Keep Bluetooth on" shows on a screen where Bluetooth was on all along: alone it proves nothing was done."""
+    instruction = "Turn on airplane mode, but keep Bluetooth on."
+    task = TaskSpec(id="t", instruction=instruction, platform=Platform.WEB)
+
+    def ocr(screens: tuple[str, ...]):
+        return judge_from_spec("ocr").judge(Evidence(task=task, key_points=(), history=(), screenshots=(),
+                                                     screen_texts=screens))
+
+    untouched = ocr(("Airplane mode\nBluetooth On", "Wallpaper\nBluetooth On"))
+    assert untouched.vote is Vote.ABSTAIN and "first screen" in untouched.reason
+    assert ocr(("Airplane mode Off\nBluetooth On", "Airplane mode On\nBluetooth On")).vote is Vote.SUCCESS
