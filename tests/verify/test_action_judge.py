@@ -133,3 +133,79 @@ def test_ocr_reads_the_target_under_the_point_when_no_dom_was_recorded() -> None
     draw.text((250, 45), "OK", fill="black", font=font)
     assert ocr_target(image, (265, 57)).text == "OK"  # the line under the point, not its neighbour "Cancel"
     assert ocr_target(image, (2, 2), window=(2, 2)) is None  # too small a window to read
+
+
+def test_typed_text_left_unsent_is_no_success_for_either_judge() -> None:
+    """A run that types the new name and stops (a truncated run) shows the name in its field: not the end state."""
+    instruction = 'Rename the device to "Atlas".'
+    field = _dom("", "input", type="text", id="name", nth=1)
+    screens = ("Device name Pixel", "Device name Atlas Save")
+    unsent = [_click(0, field), _type(1, "Atlas"), _finish(2)]
+    task = TaskSpec(id="t", instruction=instruction, platform=Platform.WEB)
+
+    def ocr(acts: list[ActRecord]):
+        evidence = Evidence(task=task, key_points=(), history=(), screenshots=(), screen_texts=screens,
+                            acts=tuple(acts))
+        return judge_from_spec("ocr").judge(evidence)
+
+    acts = _judge(instruction, unsent, screens)
+    assert acts.vote is Vote.FAILURE and "step 1" in " ".join(acts.evidence)
+    verdict = ocr(unsent)
+    assert verdict.vote is Vote.ABSTAIN and "never confirmed" in verdict.reason
+    for confirm in (_click(2, _dom("Save")), ActRecord(index=2, type="Hotkey", executed=True)):
+        sent = [*unsent[:2], confirm, _finish(3)]
+        assert _judge(instruction, sent, screens).vote is Vote.SUCCESS
+        assert ocr(sent).vote is Vote.SUCCESS
+    with_enter = [_click(0, field), _type(1, "Atlas\n"), _finish(2)]
+    assert _judge(instruction, with_enter, screens).vote is Vote.SUCCESS
+    not_run = [*unsent[:2], _click(2, _dom("Save"), executed=False), _finish(3)]
+    assert _judge(instruction, not_run, screens).vote is Vote.FAILURE
+
+
+def test_a_run_that_ends_on_picking_the_item_to_change_is_no_success() -> None:
+    """"Pin the note" that stops after opening the note shows the note's title, not a pinned note."""
+    instruction = 'Pin the note "Dentist".'
+    screens = ("Notes Weekly plan", "Notes Dentist Dr. Okafor Pin Delete")
+    task = TaskSpec(id="t", instruction=instruction, platform=Platform.WEB)
+    picked = [_click(0, _dom("Dentist Dr. Okafor", "div")), _finish(1)]
+    pinned = [*picked[:1], _click(1, _dom("Pin")), _finish(2)]
+
+    def ocr(acts: list[ActRecord]):
+        evidence = Evidence(task=task, key_points=(), history=(), screenshots=(), screen_texts=screens,
+                            acts=tuple(acts))
+        return judge_from_spec("ocr").judge(evidence)
+
+    stopped = _judge(instruction, picked, screens)
+    assert stopped.vote is Vote.FAILURE and "'Dentist Dr. Okafor'" in " ".join(stopped.evidence)
+    assert ocr(picked).vote is Vote.ABSTAIN and ocr(pinned).vote is Vote.SUCCESS
+    assert _judge(instruction, pinned, screens).vote is Vote.SUCCESS
+    opened = 'Open the note "Dentist".'  # reaching the item is all this clause asks
+    assert _judge(opened, picked, screens).vote is Vote.SUCCESS
+    switch = _dom("Bluetooth", "input", type="checkbox")  # clicking a switch is the change itself
+    assert _judge("Turn Bluetooth on.", [_click(0, switch), _finish(1)], ("Bluetooth On",)).vote is Vote.SUCCESS
+
+
+def test_archiving_is_no_licence_to_delete() -> None:
+    """Archive and delete both empty the inbox row; only archiving keeps the mail, so "Delete" fails the task."""
+    instruction = "Archive the newsletter from Trailhead Outfitters in my inbox."
+    screens = ("Inbox Trailhead Outfitters Winter sale", "Inbox Marco Rossi")
+    mail = _click(0, _dom("Trailhead Outfitters Winter sale", "div"))
+    deleted = _judge(instruction, [mail, _click(1, _dom("Delete")), _finish(2)], screens)
+    assert deleted.vote is Vote.FAILURE and "'Delete'" in " ".join(deleted.evidence)
+    assert _judge(instruction, [mail, _click(1, _dom("Archive")), _finish(2)], screens).vote is Vote.SUCCESS
+    removal = "Delete the newsletter from Trailhead Outfitters in my inbox."
+    assert _judge(removal, [mail, _click(1, _dom("Delete")), _finish(2)], screens).vote is Vote.SUCCESS
+
+
+def test_a_state_that_held_from_the_first_screen_is_no_work_done() -> None:
+    """"Keep Bluetooth on" shows on a screen where Bluetooth was on all along: alone it proves nothing was done."""
+    instruction = "Turn on airplane mode, but keep Bluetooth on."
+    task = TaskSpec(id="t", instruction=instruction, platform=Platform.WEB)
+
+    def ocr(screens: tuple[str, ...]):
+        return judge_from_spec("ocr").judge(Evidence(task=task, key_points=(), history=(), screenshots=(),
+                                                     screen_texts=screens))
+
+    untouched = ocr(("Airplane mode\nBluetooth On", "Wallpaper\nBluetooth On"))
+    assert untouched.vote is Vote.ABSTAIN and "first screen" in untouched.reason
+    assert ocr(("Airplane mode Off\nBluetooth On", "Airplane mode On\nBluetooth On")).vote is Vote.SUCCESS

@@ -15,7 +15,9 @@ selected. Each structured key point (`verify.keypoints`) is checked against them
 - a point that asks for a state rather than an act is read off the screens as the OCR judge reads it;
 - and what no key point asked for: a click on a destructive control the task does not name ("Delete" where it
   says archive), a last click that dismissed the pending change ("Cancel", "×"), and — for a task that only states
-  an end state — text typed and never confirmed by a click.
+  an end state — text typed and never confirmed (no click or key press after it: the episode ended with it unsent,
+  a failure, not an abstention) and a last click on the very item a clause asks to change (`ended_on_operand`:
+  the run stopped after picking the note to pin, the folder to move into).
 
 Any contradicted point is a failure; success needs every point satisfied; otherwise the judge abstains with what it
 could not tell — when no action record names its target and no screen text speaks to a point.
@@ -28,12 +30,15 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from uivenus.actions.space import ActionType
-from uivenus.verify.acts import ACTING_TYPES
+from uivenus.verify.acts import ACTING_TYPES, unconfirmed_typing
 from uivenus.verify.base import ActRecord, Evidence, Target, Verdict, Vote
 from uivenus.verify.keypoints import ALL_FIELDS, Act, KeyPoint, KeyPointKind, extract_key_points, key_point_texts, structure_clauses
 from uivenus.verify.text_evidence import PointStatus, found_in, ocr_lines, point_status
 
-__all__ = ["DESTRUCTIVE", "DISMISSING", "ICON_NAMES", "ActionJudge", "PointCheck", "check_point", "names"]
+__all__ = [
+    "DESTRUCTIVE", "DISMISSING", "ICON_NAMES", "NAVIGATION_VERBS", "ActionJudge", "PointCheck", "check_point",
+    "ended_on_operand", "names",
+]
 
 #: A target's text may be this many characters longer than the literal it must contain (a button's icon text, a
 #: label's colon); longer texts are containers that contain everything.
@@ -244,13 +249,14 @@ def _first_word(target: Target) -> str:
     return words[0].casefold().strip(".,:!") if words else ""
 
 
-def _episode_checks(instruction: str, record: _Record, stateful: bool, removes: bool) -> list[tuple[str, PointCheck]]:
-    """What the actions did that no key point asked for: a destructive click where the task asks to remove nothing
-    (`removes`: a removal key point), a last click that dismissed the pending change, and (for a task that only
-    states an end state) edits never confirmed by any click."""
+def _episode_checks(instruction: str, record: _Record, acts: Sequence[ActRecord], stateful: bool
+                    ) -> list[tuple[str, PointCheck]]:
+    """What the actions did that no key point asked for: a destructive click where the task's words ask to destroy
+    nothing (archiving is a removal but destroys nothing: "Delete" does not do it), a last click that dismissed the pending change, and (for a task that only
+    states an end state) typed text that nothing confirmed."""
     asked = set(re.findall(r"[^\W_]+|[×✕]", instruction.casefold()))
     asked |= {name for icon in asked for name in ICON_NAMES.get(icon, ())}
-    removal = removes or bool(asked & _REMOVAL_WORDS) or any(w.startswith(d[:5]) for w in asked for d in DESTRUCTIVE)
+    removal = bool(asked & _REMOVAL_WORDS) or any(w.startswith(d[:5]) for w in asked for d in DESTRUCTIVE)
     out = []
     clicks = [a for a in record.clicks if a.target is not None and a.target.interactive is not False]
     harmful = None if removal else next(
@@ -262,11 +268,32 @@ def _episode_checks(instruction: str, record: _Record, stateful: bool, removes: 
         last = clicks[-1]
         out.append(("the last change is kept", PointCheck(
             PointStatus.CONTRADICTED, f"the last click (step {last.index}) hit {_described(last.target)}")))
-    last_type = max((a.index for a, _ in record.types), default=-1)
-    if stateful and last_type > max((a.index for a in record.clicks), default=-1):
+    pending = unconfirmed_typing(acts)
+    if stateful and pending is not None:
         out.append(("the edits are confirmed", PointCheck(
-            PointStatus.UNDETERMINED, f"nothing was clicked after the text typed at step {last_type}")))
+            PointStatus.CONTRADICTED, f"nothing confirmed the text typed at step {pending} (no click or key after "
+                                      "it): the episode ended with it unsent")))
     return out
+
+
+#: Verbs by which an end-state clause asks to reach or look at an item rather than to change it ("Open the note").
+NAVIGATION_VERBS = frozenset({"open", "show", "view", "go", "navigate", "visit", "find", "display", "look", "see",
+                              "read", "check"})
+
+
+def ended_on_operand(points: Sequence[KeyPoint], acts: Sequence[ActRecord]) -> ActRecord | None:
+    """The episode's last act when it was a click on the item an end-state clause asks to change (the note to pin,
+    the folder to move into), else None: the run stopped on picking its operand, so whatever the screen shows of
+    that item, nothing was done to it after (a switch is exempt: clicking it is the change; so are clauses that
+    only ask to reach an item)."""
+    done = [a for a in acts if a.executed and not a.terminal]
+    last = done[-1] if done else None
+    if last is None or last.type not in _CLICK_TYPES or last.target is None or last.target.role in _TOGGLE_ROLES:
+        return None
+    changes = [p for p in points if p.act is None and p.kind is KeyPointKind.STATE and not p.toggles
+               and not set(re.findall(r"[^\W_]+", p.text.casefold())) & NAVIGATION_VERBS]
+    named = any(names(last.target, literal) for point in changes for literal in point.literals)
+    return last if named else None
 
 
 _CHECKS: Mapping[Act, Callable[[KeyPoint, _Record, int], PointCheck]] = {
@@ -321,8 +348,13 @@ class ActionJudge:
                 check = PointCheck(status, why)
             report.append((point, check))
         stateful = all(p.act is None for p in points)
-        removes = any(p.kind is KeyPointKind.REMOVAL for p in points)
-        extra = _episode_checks(evidence.task.instruction, record, stateful, removes)
+        extra = _episode_checks(evidence.task.instruction, record, evidence.acts, stateful)
+        operand = ended_on_operand(points, evidence.acts)
+        if operand is not None:
+            extra.append(("the change is applied after the item is picked", PointCheck(
+                PointStatus.CONTRADICTED, f"the last act (step {operand.index}) clicked "
+                                          f"{_described(operand.target)}, the item the task changes, and the run "
+                                          "ended there")))
         report += [(KeyPoint(text=text), check) for text, check in extra]
         points = tuple(p for p, _ in report)
         lines = tuple(f"{p.text}: {c.status.value} ({c.why})" for p, c in report)

@@ -21,7 +21,9 @@ from uivenus.records import Step, Trajectory
 from uivenus.verify.base import ActRecord, Target
 from uivenus.verify.signals import HIT_KEY
 
-__all__ = ["ACTING_TYPES", "OCR_WINDOW", "act_records", "ocr_target", "step_target", "target_from_dom"]
+__all__ = [
+    "ACTING_TYPES", "OCR_WINDOW", "act_records", "ocr_target", "step_target", "target_from_dom", "unconfirmed_typing",
+]
 
 #: Action types that act on the element under their point.
 ACTING_TYPES = frozenset({ActionType.CLICK, ActionType.DOUBLE_CLICK, ActionType.TRIPLE_CLICK,
@@ -129,3 +131,19 @@ def act_records(trajectory: Trajectory, screens: Sequence[Image.Image | None], *
             point=(float(point[0]), float(point[1])) if point is not None else None, target=target,
             typed=action.content if isinstance(action, Type) else None, selected=selected))
     return tuple(out)
+
+
+#: Executed acts after which typed text counts as sent: a click (a Save/Send button) or a key press (Enter).
+_CONFIRMING_TYPES = frozenset(t.value for t in ACTING_TYPES) | {ActionType.HOTKEY.value}
+
+
+def unconfirmed_typing(acts: Sequence[ActRecord]) -> int | None:
+    """The step of the last executed Type when nothing confirmed it afterwards (no click, no key press, no trailing
+    newline) before the episode ended, else None: such text may sit unsent in its field, so the screen showing it
+    is no evidence that the app took it."""
+    done = [a for a in acts if a.executed and not a.terminal]
+    last = next((a for a in reversed(done) if a.typed is not None), None)
+    if last is None or last.typed.endswith("\n"):  # type: ignore[union-attr]
+        return None
+    confirmed = any(a.index > last.index and a.type in _CONFIRMING_TYPES for a in done)
+    return None if confirmed else last.index

@@ -27,7 +27,8 @@ from uivenus.agent.policies.base import (
     Message, Mode, Policy, PolicyError, PolicyRequest, PolicySpecError, Sampling, policy_from_spec, spec_pairs,
 )
 from uivenus.envs.checks import UnknownCheckKind, checker_for
-from uivenus.verify.action_judge import ActionJudge
+from uivenus.verify.action_judge import ActionJudge, ended_on_operand
+from uivenus.verify.acts import unconfirmed_typing
 from uivenus.verify.base import (
     JUDGE_FACTORIES, Evidence, Judge, StepEvidence, Verdict, VerifyError, Vote, register_judge,
 )
@@ -113,7 +114,10 @@ def _program_judge(rest: str) -> ProgramJudge:
 class OcrJudge:
     """Are the task's key points visibly satisfied on the kept screens? Text evidence only, so it is cautious:
     success only when every checkable key point shows on the final screen and no act the task asks for (a click,
-    a selection: "press Submit") is left that text cannot show, failure only on a contradiction (a value that never
+    a selection: "press Submit") is left that text cannot show, no typed text was left unconfirmed (what the
+    screen shows may be the unsent input), the run did not end on clicking the item it was to change, and some
+    satisfied point was not already so on the first screen ("keep Bluetooth on" alone is no work done); failure
+    only on a contradiction (a value that never
     appears, a switch in the opposite state), abstention otherwise. Confidence stays below 1."""
 
     name = "ocr"
@@ -172,6 +176,19 @@ class OcrJudge:
             return Verdict(self.name, Vote.FAILURE, confidence,
                            f"{count[PointStatus.CONTRADICTED]} of {len(points)} key points contradicted", lines)
         unseen_acts = [p.text for p, status, _ in report if status is PointStatus.UNDETERMINED and p.act is not None]
+        pending = unconfirmed_typing(evidence.acts)
+        if pending is not None and count[PointStatus.SATISFIED]:  # the text on screen may be the unsent input
+            return _abstain(self.name, f"the text typed at step {pending} was never confirmed (no click or key "
+                                       "after it): the screen may show it unsent in its field", *lines)
+        operand = ended_on_operand(points, evidence.acts)
+        if operand is not None and count[PointStatus.SATISFIED]:  # the named item shows: it was picked, not changed
+            return _abstain(self.name, f"the last act (step {operand.index}) clicked the item the task changes: "
+                                       "its name on the screen does not show the change", *lines)
+        satisfied = [p for p, status, _ in report if status is PointStatus.SATISFIED]
+        if len(screens) > 1 and satisfied and all(self._status(p, screens[:1])[0] is PointStatus.SATISFIED
+                                                  for p in satisfied):
+            return _abstain(self.name, "every key point the screens show was already so on the first screen: "
+                                       "nothing the episode did shows", *lines)
         if decided >= self.min_checked and count[PointStatus.SATISFIED] == decided and not unseen_acts:
             confidence = self.BASE + self.SPAN * decided / len(points)
             return Verdict(self.name, Vote.SUCCESS, confidence,
