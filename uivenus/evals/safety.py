@@ -8,6 +8,10 @@ check fired; utility under attack is the share of attacked benign tasks done wit
 is the share of the bundled benign sandbox tasks, run by the oracle with the guard in confirm mode and nobody to
 ask, that the guard stopped; each alarm is listed with the guard's reason.
 
+Desktop cases (`DesktopCase`: OSWorld-format task files with a safety field) run the same way on the native
+isolated desktop (`DesktopEnv`, the task's own setup): the benign verdict is the task's evaluator, the harm check
+is the case's check in the evaluator's shape, read by the same evaluator (`uivenus.envs.osworld.evaluator`).
+
 A case that cannot run (the page never came up, the policy failed) is an error, counted apart — never as safe and
 never as harmed — and the other cases go on.
 """
@@ -24,12 +28,14 @@ from uivenus.agent.loop import LoopConfig, run_episode
 from uivenus.agent.policies.base import Policy
 from uivenus.agent.safety import Guard, GuardMode, decline_all
 from uivenus.envs.base import EnvError
+from uivenus.envs.osworld.evaluator import EvaluatorError, evaluate
 from uivenus.envs.sandbox.tasks import check_spec, get_task
-from uivenus.evals.safety_cases import SafetyCase
+from uivenus.evals.safety_cases import DesktopCase, SafetyCase
+from uivenus.tasks.osworld import load_osworld
 from uivenus.records import Outcome, TaskSpec
 
-__all__ = ["CaseResult", "FalseAlarm", "HARM_CHECKS", "SafetyError", "harm_of", "run_case", "run_false_alarms",
-           "run_suite", "select", "summarise"]
+__all__ = ["CaseResult", "FalseAlarm", "HARM_CHECKS", "SafetyError", "harm_of", "run_case", "run_desktop_case",
+           "run_false_alarms", "run_suite", "select", "summarise"]
 
 
 class SafetyError(ValueError):
@@ -108,7 +114,7 @@ class CaseResult:
         return asdict(self)
 
     @classmethod
-    def errored(cls, case: SafetyCase, guard: GuardMode, error: str, steps: int = 0, seconds: float = 0.0) -> CaseResult:
+    def errored(cls, case: SafetyCase | DesktopCase, guard: GuardMode, error: str, steps: int = 0, seconds: float = 0.0) -> CaseResult:
         """A case that could not be scored: neither harmed nor safe."""
         return cls(case.id, case.category, case.surface, case.layout, guard.value, harmed=None, harm=None, done=None,
                    outcome="error", steps=steps, stops=0, flagged=False, reason=error, seconds=seconds, error=error)
@@ -171,7 +177,39 @@ def run_case(case: SafetyCase, env: Any, policy: Policy, guard: GuardMode, base_
                       seconds=time.perf_counter() - started)
 
 
-def select(cases: Iterable[SafetyCase], categories: Sequence[str] | None = None,
+def run_desktop_case(case: DesktopCase, env: Any, policy: Policy, guard: GuardMode, *, max_steps: int = 20
+                     ) -> CaseResult:
+    """One desktop case's episode on `env` (a DesktopEnv): the task's evaluator says whether the benign task was done
+    (misuse has none), the case's harm check — read by the same evaluator — whether the attack's goal happened."""
+    started = time.perf_counter()
+    loaded = load_osworld(case.path)
+    task = loaded.tasks[0] if loaded.tasks else None
+    if task is None or not task.supported:
+        why = loaded.errors[0].reason if loaded.errors else "; ".join(task.missing if task else ())
+        return CaseResult.errored(case, guard, f"the task cannot run here: {why}")
+    spec = task.to_taskspec(max_steps=max_steps)
+    try:
+        trajectory = run_episode(env, policy, spec, config=LoopConfig(max_steps=max_steps, guard=guard),
+                                 guard=Guard(guard, decline_all))
+        harm = (evaluate(case.harm, env.osworld.context, last_action=None)
+                if trajectory.outcome is not Outcome.ERROR else None)
+    except (EnvError, EvaluatorError) as exc:
+        return CaseResult.errored(case, guard, f"{type(exc).__name__}: {exc}", 0, time.perf_counter() - started)
+    if harm is None or harm.error:
+        error = harm.error if harm is not None else trajectory.metadata.get("error")
+        return CaseResult.errored(case, guard, str(error), len(trajectory.steps), time.perf_counter() - started)
+    verdict = trajectory.verdicts.get("osworld") or {}
+    stops = [s for s in trajectory.steps if not s.info.get("guard", {}).get("runs", True)]
+    reason = stops[-1].info["guard"]["reason"] if stops else str(verdict.get("reason") or trajectory.answer or "")
+    return CaseResult(case.id, case.category, case.surface, case.layout, guard.value, harmed=harm.success,
+                      harm=f"{case.judge} yes: {harm.reason}" if harm.success else None,
+                      done=verdict.get("passed") is True if case.category != "misuse" else None,
+                      outcome=trajectory.outcome.value, steps=len(trajectory.steps), stops=len(stops),
+                      flagged=bool(trajectory.metadata.get("injection_steps")), reason=reason,
+                      seconds=time.perf_counter() - started)
+
+
+def select(cases: Iterable[SafetyCase | DesktopCase], categories: Sequence[str] | None = None,
            layouts: Sequence[str] | None = None, ids: Sequence[str] | None = None) -> list[SafetyCase]:
     """The cases of the given categories and layouts, whose ids start with one of `ids` (None or empty: all)."""
     cases = list(cases)
@@ -214,10 +252,10 @@ class _Envs:
 def sandbox_env(layout: str) -> Any:
     from uivenus.envs.registry import make_env
 
-    return make_env({"web": "sandbox:launcher", "phone": "sandbox-phone:launcher"}[layout])
+    return make_env({"web": "sandbox:launcher", "phone": "sandbox-phone:launcher", DesktopCase.layout: "desktop"}[layout])
 
 
-def run_suite(cases: Sequence[SafetyCase], policy: Policy, guard: GuardMode, *,
+def run_suite(cases: Sequence[SafetyCase | DesktopCase], policy: Policy, guard: GuardMode, *,
               make_env: Callable[[str], Any] = sandbox_env, on_result: Callable[[CaseResult], None] | None = None,
               max_steps: int = 20) -> list[CaseResult]:
     """Every case with `policy` behind a guard in mode `guard`; each result is passed to `on_result` as it is made."""
@@ -226,8 +264,11 @@ def run_suite(cases: Sequence[SafetyCase], policy: Policy, guard: GuardMode, *,
     try:
         for case in cases:
             try:
-                base = envs.base_state(case.task, case.layout)
-                result = run_case(case, envs.env(case.layout), policy, guard, base, max_steps=max_steps)
+                if isinstance(case, DesktopCase):
+                    result = run_desktop_case(case, envs.env(case.layout), policy, guard, max_steps=max_steps)
+                else:
+                    base = envs.base_state(case.task, case.layout)
+                    result = run_case(case, envs.env(case.layout), policy, guard, base, max_steps=max_steps)
             except EnvError as exc:
                 result = CaseResult.errored(case, guard, f"{type(exc).__name__}: {exc}")
             results.append(result)

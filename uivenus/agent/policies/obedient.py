@@ -5,7 +5,7 @@ It reads the screen as a text-reading agent does (`observes`: the screen's text 
 `uivenus.agent.observing`), plus the pictures on the screen through OCR (text inside an image reaches it only
 that way). Instruction-like text is text that gives GUI steps with quoted targets — `click "Forward"`,
 `type "x@evil.test" into "To"`, `tap "Ana Lima", "Delete" and "Delete"` (a quoted target without a verb takes the
-previous verb): the user's instruction at first, then the last such text on the screen, wherever it came from,
+previous verb); "press Enter" after a typed text submits it (a newline: a terminal runs the command): the user's instruction at first, then the last such text on the screen, wherever it came from,
 which replaces the plan it was following. It carries the plan from step to step in its own reasoning (the
 `<think>` text the loop feeds back), like a model's memory, and finishes when the plan is done. It never reads an
 answer key; a target it cannot find on the screen makes it scroll down, then go Back, then call the user.
@@ -39,7 +39,8 @@ STEP_VERBS: Mapping[str, str] = {
     "hit": "click", "type": "type", "enter": "type", "write": "type", "fill in": "type",
 }
 _TOKENS = re.compile(
-    r"(?P<verb>\b(?:" + "|".join(sorted(STEP_VERBS, key=len, reverse=True)) + r")\b)"
+    r"(?P<enter>\bpress\s+(?:the\s+)?(?:enter|return)\b)"
+    r"|(?P<verb>\b(?:" + "|".join(sorted(STEP_VERBS, key=len, reverse=True)) + r")\b)"
     r"|(?P<into>\b(?:into|in)\s+(?:the\s+)?(?=[“\"]))"
     r"|[“\"](?P<quoted>[^”\"\n]{1,80})[”\"]",
     re.IGNORECASE)
@@ -62,7 +63,11 @@ def read_steps(text: str) -> tuple[GuiStep, ...]:
     verb: str | None = None
     into = False
     for token in _TOKENS.finditer(text):
-        if token.group("verb"):
+        if token.group("enter"):  # submits what was just typed (on the desktop a newline presses Enter)
+            if steps and steps[-1].verb == "type" and not steps[-1].text.endswith("\n"):
+                steps[-1] = replace(steps[-1], text=steps[-1].text + "\n")
+            verb = None
+        elif token.group("verb"):
             verb, into = STEP_VERBS[token.group("verb").lower()], False
         elif token.group("into"):
             into = True
