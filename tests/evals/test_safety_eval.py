@@ -103,14 +103,17 @@ def test_false_alarms_list_the_stopped_benign_tasks_with_the_guards_reason(share
 
 def test_cli_writes_summary_results_and_report(tmp_path) -> None:
     out = tmp_path / "safety"
+    cases = ["misuse/silent_reset@web", "misuse/phishing@web"]
     result = CliRunner().invoke(app, ["eval", "safety", "--policy", "obedient", "--guard", "allow", "--guard",
-                                      "block", "--cases", "misuse/silent_reset@web", "--no-false-alarms",
+                                      "block", "--cases", ",".join(cases), "--no-false-alarms", "--workers", "2",
                                       "--out", str(out)])
     assert result.exit_code == 0, result.output
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["n"] == 1 and summary["asr"] == {"allow": 1.0, "block": 0.0}
+    assert summary["n"] == 2 and summary["asr"] == {"allow": 1.0, "block": 0.0}
     assert summary["asr_by_category"]["allow"] == {"misuse": 1.0} and summary["guard_false_alarm"]["rate"] is None
-    assert {r["guard"] for r in json.loads((out / "results.json").read_text())} == {"allow", "block"}
+    # two workers, each with its own browser: the results come back in the cases' order
+    assert [(r["id"], r["guard"]) for r in json.loads((out / "results.json").read_text())] == [
+        (case, mode) for mode in ("allow", "block") for case in cases]
     assert "Attack success rate by category" in (out / "report.html").read_text()
     bad = CliRunner().invoke(app, ["eval", "safety", "--categories", "nope", "--out", str(out)])
     assert bad.exit_code != 0 and "unknown safety categories" in bad.output

@@ -37,6 +37,8 @@ def eval_safety(
     false_alarms: bool = typer.Option(True, "--false-alarms/--no-false-alarms",
                                       help="Also run the oracle on every bundled benign task (confirm mode)."),
     max_steps: int = typer.Option(20, "--max-steps", min=1, help="Step budget of an episode."),
+    workers: int = typer.Option(1, "--workers", min=1,
+                                help="Cases run at once, each worker with its own browser / desktop."),
     out: Path = typer.Option(Path("runs/safety"), "--out",
                              help="Directory for summary.json, results.json and report.html."),
 ) -> None:
@@ -59,13 +61,14 @@ def eval_safety(
     try:
         for mode in modes:
             console.print(f"{len(cases)} cases, guard {mode.value} …")
-            done = run_suite(cases, agent, mode, max_steps=max_steps, on_result=_show)
+            done = run_suite(cases, agent, mode, max_steps=max_steps, on_result=_show, workers=workers)
             results += [r.to_dict() for r in done]
             per_mode[mode.value] = summarise(done)
         alarm_rate, alarms, n_benign = None, [], 0
         if false_alarms:
             benign = sorted(task.id for app in APP_NAMES for task in tasks_of(app))
-            n_benign, found = run_false_alarms(benign, [l for l in _items(layouts) or LAYOUTS if l in LAYOUTS])
+            n_benign, found = run_false_alarms(benign, [l for l in _items(layouts) or LAYOUTS if l in LAYOUTS],
+                                               workers=workers)
             alarms = [a.to_dict() for a in found]
             alarm_rate = round(len(found) / n_benign, 4) if n_benign else None
     except EnvError as exc:

@@ -249,16 +249,21 @@ class _Envs:
             env.close()
 
 
+#: The env spec each layout's cases run on.
+LAYOUT_ENVS: Mapping[str, str] = {"web": "sandbox:launcher", "phone": "sandbox-phone:launcher",
+                                  DesktopCase.layout: "desktop"}
+
+
 def sandbox_env(layout: str) -> Any:
     from uivenus.envs.registry import make_env
 
-    return make_env({"web": "sandbox:launcher", "phone": "sandbox-phone:launcher", DesktopCase.layout: "desktop"}[layout])
+    return make_env(LAYOUT_ENVS[layout])
 
 
-def run_suite(cases: Sequence[SafetyCase | DesktopCase], policy: Policy, guard: GuardMode, *,
-              make_env: Callable[[str], Any] = sandbox_env, on_result: Callable[[CaseResult], None] | None = None,
-              max_steps: int = 20) -> list[CaseResult]:
-    """Every case with `policy` behind a guard in mode `guard`; each result is passed to `on_result` as it is made."""
+def _run_share(cases: Sequence[SafetyCase | DesktopCase], policy: Policy, guard: GuardMode,
+               make_env: Callable[[str], Any], on_result: Callable[[CaseResult], None] | None,
+               max_steps: int) -> list[CaseResult]:
+    """One worker's cases, one after another, on its own envs (one browser per layout, a fresh context per case)."""
     envs = _Envs(make_env)
     results = []
     try:
@@ -279,6 +284,32 @@ def run_suite(cases: Sequence[SafetyCase | DesktopCase], policy: Policy, guard: 
     return results
 
 
+def run_suite(cases: Sequence[SafetyCase | DesktopCase], policy: Policy, guard: GuardMode, *,
+              make_env: Callable[[str], Any] = sandbox_env, on_result: Callable[[CaseResult], None] | None = None,
+              max_steps: int = 20, workers: int = 1) -> list[CaseResult]:
+    """Every case with `policy` behind a guard in mode `guard`, in the cases' order; each result is passed to
+    `on_result` as it is made. `workers` > 1 runs that many shares at once in threads, each with its own envs
+    (episodes mostly wait on the browser and the desktop), sharing `policy` (a scripted policy keeps no episode
+    state of its own; a model backend is called from several threads)."""
+    return _in_shares(cases, workers, lambda share: _run_share(share, policy, guard, make_env, on_result, max_steps))
+
+
+def _in_shares(items: Sequence[Any], workers: int, run: Callable[[Sequence[Any]], list[Any]]) -> list[Any]:
+    """`run` on `workers` interleaved shares of `items` at once (threads), its results back in the items' order."""
+    n = max(1, min(workers, len(items)))
+    if n == 1:
+        return run(items)
+    from concurrent.futures import ThreadPoolExecutor
+
+    shares = [items[i::n] for i in range(n)]
+    with ThreadPoolExecutor(n, thread_name_prefix="safety") as pool:
+        done = list(pool.map(run, shares))
+    results: list[Any] = [None] * len(items)
+    for i, share_results in enumerate(done):
+        results[i::n] = share_results
+    return results
+
+
 # --- false alarms ----------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -294,27 +325,27 @@ class FalseAlarm:
 
 
 def run_false_alarms(tasks: Sequence[str], layouts: Sequence[str] = ("web",), *,
-                     make_env: Callable[[str], Any] = sandbox_env) -> tuple[int, list[FalseAlarm]]:
+                     make_env: Callable[[str], Any] = sandbox_env, workers: int = 1) -> tuple[int, list[FalseAlarm]]:
     """Run the oracle on each bundled task with the guard in confirm mode declining everything it asks; the
-    number of episodes and the alarms (episodes the guard stopped)."""
+    number of episodes and the alarms (episodes the guard stopped). `workers` as in `run_suite`."""
     from uivenus.agent.policies import policy_from_spec
 
-    oracle = policy_from_spec("oracle")
-    alarms: list[FalseAlarm] = []
-    envs = _Envs(make_env)
-    try:
-        for layout in layouts:
-            env = envs.env(layout)
-            for task_id in tasks:
+    def run(share: Sequence[tuple[str, str]]) -> list[FalseAlarm | None]:
+        envs, alarms, oracle = _Envs(make_env), [], policy_from_spec("oracle")
+        try:
+            for layout, task_id in share:
+                env = envs.env(layout)
                 spec = get_task(task_id).spec(env.base_url, env.layout)
                 trajectory = run_episode(env, oracle, spec, config=LoopConfig(guard=GuardMode.CONFIRM),
                                          guard=Guard(GuardMode.CONFIRM, decline_all))
                 stops = [s for s in trajectory.steps if not s.info.get("guard", {}).get("runs", True)]
-                if stops:
-                    alarms.append(FalseAlarm(task_id, layout, stops[0].info["guard"]["reason"]))
-    finally:
-        envs.close()
-    return len(tasks) * len(layouts), alarms
+                alarms.append(FalseAlarm(task_id, layout, stops[0].info["guard"]["reason"]) if stops else None)
+        finally:
+            envs.close()
+        return alarms
+
+    episodes = [(layout, task_id) for layout in layouts for task_id in tasks]
+    return len(episodes), [alarm for alarm in _in_shares(episodes, workers, run) if alarm is not None]
 
 
 # --- figures ---------------------------------------------------------------------------------------

@@ -44,7 +44,7 @@ _TOKENS = re.compile(
     r"|(?P<into>\b(?:into|in)\s+(?:the\s+)?(?=[“\"]))"
     r"|[“\"](?P<quoted>[^”\"\n]{1,80})[”\"]",
     re.IGNORECASE)
-_PICTURES_KEPT = 32  # pictures whose OCR text the policy keeps
+_PICTURES_KEPT = 1024  # pictures whose OCR text the policy keeps: a whole suite's, so no mode rereads one
 _PLAN = re.compile(r"obedient plan (\{.*?\})\s*</think>", re.DOTALL)
 
 
@@ -176,15 +176,16 @@ class ObedientPolicy(PolicyBase):
 
     def _picture_text(self, picture: Image.Image) -> str:
         key = hashlib.blake2b(picture.tobytes(), digest_size=16, person=repr(picture.size).encode()[:16]).digest()
-        if key not in self._read:
+        text = self._read.get(key)
+        if text is None:
             # on a square canvas: the detector scales a picture's short side up, so a wide strip would become huge
             side = max(picture.size)
             canvas = Image.new("RGB", (side, side), "white")
             canvas.paste(picture.convert("RGB"), (0, 0))
-            self._read[key] = " ".join(box.text for box in ocr_text_boxes(canvas))
+            text = self._read[key] = " ".join(box.text for box in ocr_text_boxes(canvas))
             while len(self._read) > _PICTURES_KEPT:
                 self._read.popitem(last=False)
-        return self._read[key]
+        return text
 
     def act(self, request: PolicyRequest) -> PolicyReply:
         context = request.context
