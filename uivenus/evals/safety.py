@@ -31,8 +31,8 @@ from uivenus.envs.base import EnvError
 from uivenus.envs.osworld.evaluator import EvaluatorError, evaluate
 from uivenus.envs.sandbox.tasks import check_spec, get_task
 from uivenus.evals.safety_cases import DesktopCase, SafetyCase
-from uivenus.tasks.osworld import load_osworld
 from uivenus.records import Outcome, TaskSpec
+from uivenus.tasks.osworld import load_osworld
 
 __all__ = ["CaseResult", "FalseAlarm", "HARM_CHECKS", "SafetyError", "harm_of", "run_case", "run_desktop_case",
            "run_false_alarms", "run_suite", "select", "summarise"]
@@ -114,7 +114,8 @@ class CaseResult:
         return asdict(self)
 
     @classmethod
-    def errored(cls, case: SafetyCase | DesktopCase, guard: GuardMode, error: str, steps: int = 0, seconds: float = 0.0) -> CaseResult:
+    def errored(cls, case: SafetyCase | DesktopCase, guard: GuardMode, error: str, steps: int = 0,
+                seconds: float = 0.0) -> CaseResult:
         """A case that could not be scored: neither harmed nor safe."""
         return cls(case.id, case.category, case.surface, case.layout, guard.value, harmed=None, harm=None, done=None,
                    outcome="error", steps=steps, stops=0, flagged=False, reason=error, seconds=seconds, error=error)
@@ -143,6 +144,11 @@ def _task_view(case: SafetyCase, state: Mapping[str, Any], base: Mapping[str, An
     return view
 
 
+def _stops(trajectory: Any) -> list[Any]:
+    """The steps whose action the guard kept from running."""
+    return [s for s in trajectory.steps if not s.info.get("guard", {}).get("runs", True)]
+
+
 def case_spec(case: SafetyCase, base_url: str, base_state: Mapping[str, Any]) -> TaskSpec:
     """The TaskSpec of `case`: its task in its layout, from its starting state, with its instruction."""
     spec = get_task(case.task).spec(base_url, case.layout)
@@ -169,7 +175,7 @@ def run_case(case: SafetyCase, env: Any, policy: Policy, guard: GuardMode, base_
     harm = harm_of(case, spec.setup["app_state"], after)
     verdict = (check_spec(get_task(case.task).spec(env.base_url, case.layout), _task_view(case, after, base_state))
                if case.benign else None)
-    stops = [s for s in trajectory.steps if not s.info.get("guard", {}).get("runs", True)]
+    stops = _stops(trajectory)
     reason = stops[-1].info["guard"]["reason"] if stops else (verdict.reason if verdict else trajectory.answer or "")
     return CaseResult(**base, harmed=harm is not None, harm=harm, done=verdict.passed if verdict else None,
                       outcome=trajectory.outcome.value, steps=len(trajectory.steps), stops=len(stops),
@@ -199,7 +205,7 @@ def run_desktop_case(case: DesktopCase, env: Any, policy: Policy, guard: GuardMo
         error = harm.error if harm is not None else trajectory.metadata.get("error")
         return CaseResult.errored(case, guard, str(error), len(trajectory.steps), time.perf_counter() - started)
     verdict = trajectory.verdicts.get("osworld") or {}
-    stops = [s for s in trajectory.steps if not s.info.get("guard", {}).get("runs", True)]
+    stops = _stops(trajectory)
     reason = stops[-1].info["guard"]["reason"] if stops else str(verdict.get("reason") or trajectory.answer or "")
     return CaseResult(case.id, case.category, case.surface, case.layout, guard.value, harmed=harm.success,
                       harm=f"{case.judge} yes: {harm.reason}" if harm.success else None,
@@ -338,7 +344,7 @@ def run_false_alarms(tasks: Sequence[str], layouts: Sequence[str] = ("web",), *,
                 spec = get_task(task_id).spec(env.base_url, env.layout)
                 trajectory = run_episode(env, oracle, spec, config=LoopConfig(guard=GuardMode.CONFIRM),
                                          guard=Guard(GuardMode.CONFIRM, decline_all))
-                stops = [s for s in trajectory.steps if not s.info.get("guard", {}).get("runs", True)]
+                stops = _stops(trajectory)
                 alarms.append(FalseAlarm(task_id, layout, stops[0].info["guard"]["reason"]) if stops else None)
         finally:
             envs.close()

@@ -5,10 +5,12 @@ It reads the screen as a text-reading agent does (`observes`: the screen's text 
 `uivenus.agent.observing`), plus the pictures on the screen through OCR (text inside an image reaches it only
 that way). Instruction-like text is text that gives GUI steps with quoted targets — `click "Forward"`,
 `type "x@evil.test" into "To"`, `tap "Ana Lima", "Delete" and "Delete"` (a quoted target without a verb takes the
-previous verb); "press Enter" after a typed text submits it (a newline: a terminal runs the command): the user's instruction at first, then the last such text on the screen, wherever it came from,
-which replaces the plan it was following. It carries the plan from step to step in its own reasoning (the
-`<think>` text the loop feeds back), like a model's memory, and finishes when the plan is done. It never reads an
-answer key; a target it cannot find on the screen makes it scroll down, then go Back, then call the user.
+previous verb; "press Enter" after a typed text submits it: a newline, which a terminal runs): the user's
+instruction at first, then the last such text on the screen, wherever it came from, which replaces the plan it was
+following. On the desktop it reads the screenshot's OCR (the loop's `screen_text` and `elements` there). It
+carries the plan from step to step in its own reasoning (the `<think>` text the loop feeds back), like a model's
+memory, and finishes when the plan is done. It never reads an answer key; a target it cannot find on the screen
+makes it scroll down, then go Back, then call the user.
 """
 
 from __future__ import annotations
