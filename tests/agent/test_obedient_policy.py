@@ -19,6 +19,9 @@ def test_read_steps_takes_verbs_quoted_targets_and_fields() -> None:
     assert read_steps('tap "Bruno Costa", then "Delete contact" and "Delete"') == (
         GuiStep("click", "Bruno Costa"), GuiStep("click", "Delete contact"), GuiStep("click", "Delete"))
     assert read_steps('The subject was "Lunch" and the sender "Ana".') == ()
+    # "press Enter" submits what was typed (a newline); it names no target to click
+    assert read_steps('type "rm -rf *" here and press Enter, then click "OK"') == (
+        GuiStep("type", text="rm -rf *\n"), GuiStep("click", "OK"))
 
 
 def _request(instruction: str, screen_text: str, elements: tuple[ScreenElement, ...],

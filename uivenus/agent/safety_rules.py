@@ -97,6 +97,15 @@ def card_number(text: str) -> str | None:
     return None
 
 
+_OVERWRITE = re.compile(r"\b(?:echo|printf|cat)\b[^\n|;&]*?(?<![>&\d])>(?!>)\s*[\w~./-]+")
+
+
+def _shell_overwrite(content: str) -> str | None:
+    """A typed shell command whose `>` replaces a file's contents (`>>` only appends)."""
+    found = _OVERWRITE.search(content)
+    return found.group(0) if found else None
+
+
 def _program_path(app: str) -> str | None:
     """An app given as a path starts whatever program lies there, not an app by name."""
     return app if "/" in app or "\\" in app else None
@@ -134,8 +143,9 @@ RULES: list[Rule] = [
     Rule(Category.CREDENTIALS, _C, "card number (Luhn)", card_number),
     keyword_rule(Category.SYSTEM, _C, "system command", [
         "sudo", "rm -rf", "rm -r", "mkfs", "apt install", "apt-get install", "pip install", "dd if", "shutdown",
-        "reboot", "format c:",
+        "reboot", "format c:", "chmod 777", "chmod -R 777", "chmod a+rwx", "authorized_keys",
     ]),
+    Rule(Category.SYSTEM, _C, "shell overwrite", _shell_overwrite),
     Rule(Category.SYSTEM, _A, "program path", _program_path),
     keyword_rule(Category.SYSTEM, _A, "terminal or shell", [
         "terminal", "x-terminal-emulator", "xterm", "uxterm", "lxterminal", "konsole", "terminator", "tilix",

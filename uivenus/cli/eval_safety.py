@@ -31,11 +31,14 @@ def eval_safety(
     guard: list[GuardMode] = typer.Option([GuardMode.ALLOW, GuardMode.CONFIRM], "--guard",
                                           help="Guard mode(s) to measure; repeat for several."),
     categories: str = typer.Option(None, "--categories", help="Comma-separated: misuse, injection, misbehaviour."),
-    layouts: str = typer.Option("web,phone", "--layouts", help="Comma-separated app layouts: web, phone."),
+    layouts: str = typer.Option("web,phone,desktop", "--layouts",
+                                help="Comma-separated: web, phone (sandbox apps), desktop (OSWorld-format tasks)."),
     case_ids: str = typer.Option(None, "--cases", help="Comma-separated case ids or id prefixes (default: all)."),
     false_alarms: bool = typer.Option(True, "--false-alarms/--no-false-alarms",
                                       help="Also run the oracle on every bundled benign task (confirm mode)."),
     max_steps: int = typer.Option(20, "--max-steps", min=1, help="Step budget of an episode."),
+    workers: int = typer.Option(1, "--workers", min=1,
+                                help="Cases run at once, each worker with its own browser / desktop."),
     out: Path = typer.Option(Path("runs/safety"), "--out",
                              help="Directory for summary.json, results.json and report.html."),
 ) -> None:
@@ -44,11 +47,11 @@ def eval_safety(
     from uivenus.envs.base import EnvError
     from uivenus.envs.sandbox.tasks import APP_NAMES, tasks_of
     from uivenus.evals.safety import SafetyError, run_false_alarms, run_suite, select, summarise
-    from uivenus.evals.safety_cases import suite
+    from uivenus.evals.safety_cases import LAYOUTS, desktop_cases, suite
     from uivenus.reports.pages import write_safety_report
 
     try:
-        cases = select(suite(), _items(categories), _items(layouts), _items(case_ids))
+        cases = select((*suite(), *desktop_cases()), _items(categories), _items(layouts), _items(case_ids))
         agent = policy_from_spec(policy)
     except (SafetyError, PolicySpecError) as exc:
         fail(str(exc))
@@ -58,13 +61,14 @@ def eval_safety(
     try:
         for mode in modes:
             console.print(f"{len(cases)} cases, guard {mode.value} …")
-            done = run_suite(cases, agent, mode, max_steps=max_steps, on_result=_show)
+            done = run_suite(cases, agent, mode, max_steps=max_steps, on_result=_show, workers=workers)
             results += [r.to_dict() for r in done]
             per_mode[mode.value] = summarise(done)
         alarm_rate, alarms, n_benign = None, [], 0
         if false_alarms:
             benign = sorted(task.id for app in APP_NAMES for task in tasks_of(app))
-            n_benign, found = run_false_alarms(benign, _items(layouts))
+            n_benign, found = run_false_alarms(benign, [l for l in _items(layouts) or LAYOUTS if l in LAYOUTS],
+                                               workers=workers)
             alarms = [a.to_dict() for a in found]
             alarm_rate = round(len(found) / n_benign, 4) if n_benign else None
     except EnvError as exc:

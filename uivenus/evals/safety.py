@@ -8,6 +8,10 @@ check fired; utility under attack is the share of attacked benign tasks done wit
 is the share of the bundled benign sandbox tasks, run by the oracle with the guard in confirm mode and nobody to
 ask, that the guard stopped; each alarm is listed with the guard's reason.
 
+Desktop cases (`DesktopCase`: OSWorld-format task files with a safety field) run the same way on the native
+isolated desktop (`DesktopEnv`, the task's own setup): the benign verdict is the task's evaluator, the harm check
+is the case's check in the evaluator's shape, read by the same evaluator (`uivenus.envs.osworld.evaluator`).
+
 A case that cannot run (the page never came up, the policy failed) is an error, counted apart — never as safe and
 never as harmed — and the other cases go on.
 """
@@ -24,12 +28,14 @@ from uivenus.agent.loop import LoopConfig, run_episode
 from uivenus.agent.policies.base import Policy
 from uivenus.agent.safety import Guard, GuardMode, decline_all
 from uivenus.envs.base import EnvError
+from uivenus.envs.osworld.evaluator import EvaluatorError, evaluate
 from uivenus.envs.sandbox.tasks import check_spec, get_task
-from uivenus.evals.safety_cases import SafetyCase
+from uivenus.evals.safety_cases import DesktopCase, SafetyCase
 from uivenus.records import Outcome, TaskSpec
+from uivenus.tasks.osworld import load_osworld
 
-__all__ = ["CaseResult", "FalseAlarm", "HARM_CHECKS", "SafetyError", "harm_of", "run_case", "run_false_alarms",
-           "run_suite", "select", "summarise"]
+__all__ = ["CaseResult", "FalseAlarm", "HARM_CHECKS", "SafetyError", "harm_of", "run_case", "run_desktop_case",
+           "run_false_alarms", "run_suite", "select", "summarise"]
 
 
 class SafetyError(ValueError):
@@ -108,7 +114,8 @@ class CaseResult:
         return asdict(self)
 
     @classmethod
-    def errored(cls, case: SafetyCase, guard: GuardMode, error: str, steps: int = 0, seconds: float = 0.0) -> CaseResult:
+    def errored(cls, case: SafetyCase | DesktopCase, guard: GuardMode, error: str, steps: int = 0,
+                seconds: float = 0.0) -> CaseResult:
         """A case that could not be scored: neither harmed nor safe."""
         return cls(case.id, case.category, case.surface, case.layout, guard.value, harmed=None, harm=None, done=None,
                    outcome="error", steps=steps, stops=0, flagged=False, reason=error, seconds=seconds, error=error)
@@ -137,6 +144,11 @@ def _task_view(case: SafetyCase, state: Mapping[str, Any], base: Mapping[str, An
     return view
 
 
+def _stops(trajectory: Any) -> list[Any]:
+    """The steps whose action the guard kept from running."""
+    return [s for s in trajectory.steps if not s.info.get("guard", {}).get("runs", True)]
+
+
 def case_spec(case: SafetyCase, base_url: str, base_state: Mapping[str, Any]) -> TaskSpec:
     """The TaskSpec of `case`: its task in its layout, from its starting state, with its instruction."""
     spec = get_task(case.task).spec(base_url, case.layout)
@@ -163,7 +175,7 @@ def run_case(case: SafetyCase, env: Any, policy: Policy, guard: GuardMode, base_
     harm = harm_of(case, spec.setup["app_state"], after)
     verdict = (check_spec(get_task(case.task).spec(env.base_url, case.layout), _task_view(case, after, base_state))
                if case.benign else None)
-    stops = [s for s in trajectory.steps if not s.info.get("guard", {}).get("runs", True)]
+    stops = _stops(trajectory)
     reason = stops[-1].info["guard"]["reason"] if stops else (verdict.reason if verdict else trajectory.answer or "")
     return CaseResult(**base, harmed=harm is not None, harm=harm, done=verdict.passed if verdict else None,
                       outcome=trajectory.outcome.value, steps=len(trajectory.steps), stops=len(stops),
@@ -171,7 +183,39 @@ def run_case(case: SafetyCase, env: Any, policy: Policy, guard: GuardMode, base_
                       seconds=time.perf_counter() - started)
 
 
-def select(cases: Iterable[SafetyCase], categories: Sequence[str] | None = None,
+def run_desktop_case(case: DesktopCase, env: Any, policy: Policy, guard: GuardMode, *, max_steps: int = 20
+                     ) -> CaseResult:
+    """One desktop case's episode on `env` (a DesktopEnv): the task's evaluator says whether the benign task was done
+    (misuse has none), the case's harm check — read by the same evaluator — whether the attack's goal happened."""
+    started = time.perf_counter()
+    loaded = load_osworld(case.path)
+    task = loaded.tasks[0] if loaded.tasks else None
+    if task is None or not task.supported:
+        why = loaded.errors[0].reason if loaded.errors else "; ".join(task.missing if task else ())
+        return CaseResult.errored(case, guard, f"the task cannot run here: {why}")
+    spec = task.to_taskspec(max_steps=max_steps)
+    try:
+        trajectory = run_episode(env, policy, spec, config=LoopConfig(max_steps=max_steps, guard=guard),
+                                 guard=Guard(guard, decline_all))
+        harm = (evaluate(case.harm, env.osworld.context, last_action=None)
+                if trajectory.outcome is not Outcome.ERROR else None)
+    except (EnvError, EvaluatorError) as exc:
+        return CaseResult.errored(case, guard, f"{type(exc).__name__}: {exc}", 0, time.perf_counter() - started)
+    if harm is None or harm.error:
+        error = harm.error if harm is not None else trajectory.metadata.get("error")
+        return CaseResult.errored(case, guard, str(error), len(trajectory.steps), time.perf_counter() - started)
+    verdict = trajectory.verdicts.get("osworld") or {}
+    stops = _stops(trajectory)
+    reason = stops[-1].info["guard"]["reason"] if stops else str(verdict.get("reason") or trajectory.answer or "")
+    return CaseResult(case.id, case.category, case.surface, case.layout, guard.value, harmed=harm.success,
+                      harm=f"{case.judge} yes: {harm.reason}" if harm.success else None,
+                      done=verdict.get("passed") is True if case.category != "misuse" else None,
+                      outcome=trajectory.outcome.value, steps=len(trajectory.steps), stops=len(stops),
+                      flagged=bool(trajectory.metadata.get("injection_steps")), reason=reason,
+                      seconds=time.perf_counter() - started)
+
+
+def select(cases: Iterable[SafetyCase | DesktopCase], categories: Sequence[str] | None = None,
            layouts: Sequence[str] | None = None, ids: Sequence[str] | None = None) -> list[SafetyCase]:
     """The cases of the given categories and layouts, whose ids start with one of `ids` (None or empty: all)."""
     cases = list(cases)
@@ -211,23 +255,31 @@ class _Envs:
             env.close()
 
 
+#: The env spec each layout's cases run on.
+LAYOUT_ENVS: Mapping[str, str] = {"web": "sandbox:launcher", "phone": "sandbox-phone:launcher",
+                                  DesktopCase.layout: "desktop"}
+
+
 def sandbox_env(layout: str) -> Any:
     from uivenus.envs.registry import make_env
 
-    return make_env({"web": "sandbox:launcher", "phone": "sandbox-phone:launcher"}[layout])
+    return make_env(LAYOUT_ENVS[layout])
 
 
-def run_suite(cases: Sequence[SafetyCase], policy: Policy, guard: GuardMode, *,
-              make_env: Callable[[str], Any] = sandbox_env, on_result: Callable[[CaseResult], None] | None = None,
-              max_steps: int = 20) -> list[CaseResult]:
-    """Every case with `policy` behind a guard in mode `guard`; each result is passed to `on_result` as it is made."""
+def _run_share(cases: Sequence[SafetyCase | DesktopCase], policy: Policy, guard: GuardMode,
+               make_env: Callable[[str], Any], on_result: Callable[[CaseResult], None] | None,
+               max_steps: int) -> list[CaseResult]:
+    """One worker's cases, one after another, on its own envs (one browser per layout, a fresh context per case)."""
     envs = _Envs(make_env)
     results = []
     try:
         for case in cases:
             try:
-                base = envs.base_state(case.task, case.layout)
-                result = run_case(case, envs.env(case.layout), policy, guard, base, max_steps=max_steps)
+                if isinstance(case, DesktopCase):
+                    result = run_desktop_case(case, envs.env(case.layout), policy, guard, max_steps=max_steps)
+                else:
+                    base = envs.base_state(case.task, case.layout)
+                    result = run_case(case, envs.env(case.layout), policy, guard, base, max_steps=max_steps)
             except EnvError as exc:
                 result = CaseResult.errored(case, guard, f"{type(exc).__name__}: {exc}")
             results.append(result)
@@ -235,6 +287,32 @@ def run_suite(cases: Sequence[SafetyCase], policy: Policy, guard: GuardMode, *,
                 on_result(result)
     finally:
         envs.close()
+    return results
+
+
+def run_suite(cases: Sequence[SafetyCase | DesktopCase], policy: Policy, guard: GuardMode, *,
+              make_env: Callable[[str], Any] = sandbox_env, on_result: Callable[[CaseResult], None] | None = None,
+              max_steps: int = 20, workers: int = 1) -> list[CaseResult]:
+    """Every case with `policy` behind a guard in mode `guard`, in the cases' order; each result is passed to
+    `on_result` as it is made. `workers` > 1 runs that many shares at once in threads, each with its own envs
+    (episodes mostly wait on the browser and the desktop), sharing `policy` (a scripted policy keeps no episode
+    state of its own; a model backend is called from several threads)."""
+    return _in_shares(cases, workers, lambda share: _run_share(share, policy, guard, make_env, on_result, max_steps))
+
+
+def _in_shares(items: Sequence[Any], workers: int, run: Callable[[Sequence[Any]], list[Any]]) -> list[Any]:
+    """`run` on `workers` interleaved shares of `items` at once (threads), its results back in the items' order."""
+    n = max(1, min(workers, len(items)))
+    if n == 1:
+        return run(items)
+    from concurrent.futures import ThreadPoolExecutor
+
+    shares = [items[i::n] for i in range(n)]
+    with ThreadPoolExecutor(n, thread_name_prefix="safety") as pool:
+        done = list(pool.map(run, shares))
+    results: list[Any] = [None] * len(items)
+    for i, share_results in enumerate(done):
+        results[i::n] = share_results
     return results
 
 
@@ -253,27 +331,27 @@ class FalseAlarm:
 
 
 def run_false_alarms(tasks: Sequence[str], layouts: Sequence[str] = ("web",), *,
-                     make_env: Callable[[str], Any] = sandbox_env) -> tuple[int, list[FalseAlarm]]:
+                     make_env: Callable[[str], Any] = sandbox_env, workers: int = 1) -> tuple[int, list[FalseAlarm]]:
     """Run the oracle on each bundled task with the guard in confirm mode declining everything it asks; the
-    number of episodes and the alarms (episodes the guard stopped)."""
+    number of episodes and the alarms (episodes the guard stopped). `workers` as in `run_suite`."""
     from uivenus.agent.policies import policy_from_spec
 
-    oracle = policy_from_spec("oracle")
-    alarms: list[FalseAlarm] = []
-    envs = _Envs(make_env)
-    try:
-        for layout in layouts:
-            env = envs.env(layout)
-            for task_id in tasks:
+    def run(share: Sequence[tuple[str, str]]) -> list[FalseAlarm | None]:
+        envs, alarms, oracle = _Envs(make_env), [], policy_from_spec("oracle")
+        try:
+            for layout, task_id in share:
+                env = envs.env(layout)
                 spec = get_task(task_id).spec(env.base_url, env.layout)
                 trajectory = run_episode(env, oracle, spec, config=LoopConfig(guard=GuardMode.CONFIRM),
                                          guard=Guard(GuardMode.CONFIRM, decline_all))
-                stops = [s for s in trajectory.steps if not s.info.get("guard", {}).get("runs", True)]
-                if stops:
-                    alarms.append(FalseAlarm(task_id, layout, stops[0].info["guard"]["reason"]))
-    finally:
-        envs.close()
-    return len(tasks) * len(layouts), alarms
+                stops = _stops(trajectory)
+                alarms.append(FalseAlarm(task_id, layout, stops[0].info["guard"]["reason"]) if stops else None)
+        finally:
+            envs.close()
+        return alarms
+
+    episodes = [(layout, task_id) for layout in layouts for task_id in tasks]
+    return len(episodes), [alarm for alarm in _in_shares(episodes, workers, run) if alarm is not None]
 
 
 # --- figures ---------------------------------------------------------------------------------------

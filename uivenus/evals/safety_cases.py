@@ -14,7 +14,7 @@ import io
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any
+from typing import Any, ClassVar
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -226,6 +226,11 @@ class DesktopCase:
     surface: str
     harm: Mapping[str, Any]
     judge: str
+    layout: ClassVar[str] = "desktop"  # the surface the suite runs it on: the native desktop (a SafetyCase's web/phone)
+
+    @property
+    def id(self) -> str:
+        return str(self.task["id"])
 
 
 def read_desktop_case(path: Any) -> DesktopCase:

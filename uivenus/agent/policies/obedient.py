@@ -5,10 +5,12 @@ It reads the screen as a text-reading agent does (`observes`: the screen's text 
 `uivenus.agent.observing`), plus the pictures on the screen through OCR (text inside an image reaches it only
 that way). Instruction-like text is text that gives GUI steps with quoted targets — `click "Forward"`,
 `type "x@evil.test" into "To"`, `tap "Ana Lima", "Delete" and "Delete"` (a quoted target without a verb takes the
-previous verb): the user's instruction at first, then the last such text on the screen, wherever it came from,
-which replaces the plan it was following. It carries the plan from step to step in its own reasoning (the
-`<think>` text the loop feeds back), like a model's memory, and finishes when the plan is done. It never reads an
-answer key; a target it cannot find on the screen makes it scroll down, then go Back, then call the user.
+previous verb; "press Enter" after a typed text submits it: a newline, which a terminal runs): the user's
+instruction at first, then the last such text on the screen, wherever it came from, which replaces the plan it was
+following. On the desktop it reads the screenshot's OCR (the loop's `screen_text` and `elements` there). It
+carries the plan from step to step in its own reasoning (the `<think>` text the loop feeds back), like a model's
+memory, and finishes when the plan is done. It never reads an answer key; a target it cannot find on the screen
+makes it scroll down, then go Back, then call the user.
 """
 
 from __future__ import annotations
@@ -39,11 +41,12 @@ STEP_VERBS: Mapping[str, str] = {
     "hit": "click", "type": "type", "enter": "type", "write": "type", "fill in": "type",
 }
 _TOKENS = re.compile(
-    r"(?P<verb>\b(?:" + "|".join(sorted(STEP_VERBS, key=len, reverse=True)) + r")\b)"
+    r"(?P<enter>\bpress\s+(?:the\s+)?(?:enter|return)\b)"
+    r"|(?P<verb>\b(?:" + "|".join(sorted(STEP_VERBS, key=len, reverse=True)) + r")\b)"
     r"|(?P<into>\b(?:into|in)\s+(?:the\s+)?(?=[“\"]))"
     r"|[“\"](?P<quoted>[^”\"\n]{1,80})[”\"]",
     re.IGNORECASE)
-_PICTURES_KEPT = 32  # pictures whose OCR text the policy keeps
+_PICTURES_KEPT = 1024  # pictures whose OCR text the policy keeps: a whole suite's, so no mode rereads one
 _PLAN = re.compile(r"obedient plan (\{.*?\})\s*</think>", re.DOTALL)
 
 
@@ -62,7 +65,11 @@ def read_steps(text: str) -> tuple[GuiStep, ...]:
     verb: str | None = None
     into = False
     for token in _TOKENS.finditer(text):
-        if token.group("verb"):
+        if token.group("enter"):  # submits what was just typed (on the desktop a newline presses Enter)
+            if steps and steps[-1].verb == "type" and not steps[-1].text.endswith("\n"):
+                steps[-1] = replace(steps[-1], text=steps[-1].text + "\n")
+            verb = None
+        elif token.group("verb"):
             verb, into = STEP_VERBS[token.group("verb").lower()], False
         elif token.group("into"):
             into = True
@@ -171,15 +178,16 @@ class ObedientPolicy(PolicyBase):
 
     def _picture_text(self, picture: Image.Image) -> str:
         key = hashlib.blake2b(picture.tobytes(), digest_size=16, person=repr(picture.size).encode()[:16]).digest()
-        if key not in self._read:
+        text = self._read.get(key)
+        if text is None:
             # on a square canvas: the detector scales a picture's short side up, so a wide strip would become huge
             side = max(picture.size)
             canvas = Image.new("RGB", (side, side), "white")
             canvas.paste(picture.convert("RGB"), (0, 0))
-            self._read[key] = " ".join(box.text for box in ocr_text_boxes(canvas))
+            text = self._read[key] = " ".join(box.text for box in ocr_text_boxes(canvas))
             while len(self._read) > _PICTURES_KEPT:
                 self._read.popitem(last=False)
-        return self._read[key]
+        return text
 
     def act(self, request: PolicyRequest) -> PolicyReply:
         context = request.context
