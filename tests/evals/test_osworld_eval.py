@@ -127,10 +127,11 @@ def test_unsafe_host_is_a_desktop_spec_asked_for_by_name() -> None:
 
 def test_reference_and_wrong_replay_each_tasks_own_solutions(tmp_path: Path) -> None:
     """`reference` and `wrong` play the task's stored solutions (through the oracle, out of band) in a terminal
-    the setup opened: the reference passes the evaluator, the wrong one does not."""
+    the setup opened: the reference passes the evaluator, the wrong one does not. Each ends with a wait, as an agent
+    would: the shell runs the typed command after the keys reach it, and the evaluator reads the home right away."""
     data = os_task("touch", config=[{"type": "launch", "parameters": {"command": ["xterm"]}}],
-                   uivenus={"reference": ["Wait(seconds=1)", "Type(content='touch ~/made.txt\\n')"],
-                            "wrong": ["Wait(seconds=1)", "Type(content='touch ~/other.txt\\n')"]})
+                   uivenus={"reference": ["Wait(seconds=2)", "Type(content='touch ~/made.txt\\n')", "Wait(seconds=1)"],
+                            "wrong": ["Wait(seconds=2)", "Type(content='touch ~/other.txt\\n')", "Wait(seconds=1)"]})
     data["evaluator"] = {"func": "check_include_exclude",
                          "result": {"type": "vm_command_line", "command": ["ls", "/home/user"]},
                          "expected": {"type": "rule", "rules": {"include": ["made.txt"], "exclude": []}}}
@@ -138,7 +139,7 @@ def test_reference_and_wrong_replay_each_tasks_own_solutions(tmp_path: Path) -> 
     for policy, success in (("reference", True), ("wrong", False)):
         summary = evaluate_osworld(tmp_path / "tasks", policy, tmp_path / policy, executor="serial", progress=False)
         [result] = summary["results"]
-        assert (result.success, result.error, result.steps) == (success, None, 3), result
+        assert (result.success, result.error, result.steps) == (success, None, 4), result
 
 
 def test_an_unknown_policy_fails_before_anything_runs(tmp_path: Path) -> None:
