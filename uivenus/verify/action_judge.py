@@ -278,7 +278,7 @@ def _episode_checks(instruction: str, record: _Record, acts: Sequence[ActRecord]
 
 #: Verbs by which an end-state clause asks to reach or look at an item rather than to change it ("Open the note").
 NAVIGATION_VERBS = frozenset({"open", "show", "view", "go", "navigate", "visit", "find", "display", "look", "see",
-                              "read", "check"})
+                              "read", "check", "search", "browse", "locate"})
 
 
 def ended_on_operand(points: Sequence[KeyPoint], acts: Sequence[ActRecord]) -> ActRecord | None:
