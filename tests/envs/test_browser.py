@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
@@ -23,7 +24,7 @@ from uivenus.actions.space import (
     ActionSequence, Click, DoubleClick, Drag, GetScreenshot, GetUrl, Hotkey, Hover, Launch, LaunchApp, LongPress,
     PressBack, PressEnter, PressHome, PressRecent, RightClick, Scroll, SelectOption, Swipe, TripleClick, Type, Wait,
 )
-from uivenus.envs.base import Env, OffScreenError, PlatformMismatchError, SetupError
+from uivenus.envs.base import HIT_ELEMENT, Env, OffScreenError, PlatformMismatchError, SetupError
 from uivenus.envs.browser import BrowserEnv
 from uivenus.envs.browser_actions import BrowserActionError, playwright_key
 from uivenus.envs.browser_config import BrowserConfig, BrowserConfigError
@@ -121,6 +122,27 @@ def test_the_observation_after_a_click_is_the_screen_it_rendered(web_env: Browse
             assert later.text == result.observation.text
             assert ImageChops.difference(later.screenshot.convert("RGB"),
                                          result.observation.screenshot.convert("RGB")).getbbox() is None
+
+
+def test_a_point_is_read_once_per_screen_and_its_click_records_that_read(web_env: BrowserEnv,
+                                                                          pages_server: SandboxServer) -> None:
+    # the guard reads the element under a click before it runs; the step records that same read as what the click
+    # hit instead of asking the page again. The page relabels its button by itself, so each text tells which read
+    # an answer came from.
+    web_env.reset(page_task(pages_server, page="relabel.html"))
+    point = at(web_env, "#b")
+    assert web_env.element_at(point)["text"] == "Keep"
+    deadline = time.monotonic() + 20
+    while web_env.text("#b") != "Delete":
+        assert time.monotonic() < deadline, "the page never relabelled its button"
+        time.sleep(0.1)
+    assert web_env.element_at(point)["text"] == "Keep"  # the same screen: the page is not asked again
+    result = web_env.step(Click(point=point))
+    assert result.executed and result.info[HIT_ELEMENT]["text"] == "Keep"  # the read the action was judged on
+    assert web_env.element_at(point)["text"] == "Delete"  # the step's new screen is read afresh
+    web_env.observe()  # the step's own capture
+    assert web_env.step(Click(point=point)).info[HIT_ELEMENT]["text"] == "Delete"  # unread point: read before it runs
+    assert web_env.element_at(None)["tag"] == "button" and web_env.element_at((600, 600)) is None
 
 
 def test_dom_queries(web: BrowserEnv) -> None:

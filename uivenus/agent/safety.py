@@ -237,7 +237,8 @@ class Guard:
         """The text of the element at `point` (or the focused field): DOM where `env` has one, else OCR.
 
         The focused field comes from the observation when the env read it with the screen
-        (`info["focused_element"]`: nothing has acted since), so only an element at a point costs a page query."""
+        (`info["focused_element"]`: nothing has acted since); an element at a point is the env's one read of that
+        point on this screen, which the browser's step then records as what the click hit (`HIT_ELEMENT`)."""
         if env is not None and callable(getattr(env, "element_at", None)):
             if focused and FOCUSED_ELEMENT in observation.info:
                 element = observation.info[FOCUSED_ELEMENT]

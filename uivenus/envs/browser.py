@@ -92,6 +92,7 @@ class BrowserEnv(PageActions, EnvBase):
         self._responses: list[Any] = []  # this episode's responses matching `config.capture_responses`
         self._task: TaskSpec | None = None
         self._observed: Observation | None = None  # captured with the last action, for step()'s observe()
+        self._read: dict[tuple[float, float], Mapping[str, Any] | None] = {}  # elements at points of this screen
         self._history: list[Action] = []
         self._closed = False
 
@@ -182,8 +183,13 @@ class BrowserEnv(PageActions, EnvBase):
         return self.query_dom(_JS_TEXT, selector)
 
     def element_at(self, point: tuple[float, float] | None) -> Mapping[str, Any] | None:
-        """The interactive element at `point` (None: the focused one) as a small read-only dict, or None."""
-        return self.query_dom(_JS_READ_PAGE, {"point": None if point is None else [float(point[0]), float(point[1])]})
+        """The interactive element at `point` (None: the focused one) as a small read-only dict, or None.
+
+        A point is read once per screen: the guard's read before a click is the one the click's step records as
+        `HIT_ELEMENT`, so judging what an action acts on costs no page query of its own."""
+        if point is None:
+            return self.query_dom(_JS_READ_PAGE, {"point": None})
+        return self._call(lambda: self._element_at((float(point[0]), float(point[1]))), self._query_budget())
 
     def app_state(self) -> Mapping[str, Any]:
         state = self.query_dom(_JS_APP_STATE, None)
@@ -401,6 +407,7 @@ class BrowserEnv(PageActions, EnvBase):
         is in the text however late the page rendered it (a hashchange handler, a timer): the guard scans what the
         agent sees, and reads the field a Type goes into from `info[FOCUSED_ELEMENT]` without asking again."""
         page = self._live().page
+        self._read.clear()  # a new screen
         png = page.screenshot(scale="css", timeout=self.config.action_timeout_s * 1000)
         image = Image.open(io.BytesIO(png))  # decoded lazily, on first pixel access
         if image.size != self.screen_size:
@@ -444,6 +451,12 @@ class BrowserEnv(PageActions, EnvBase):
 
     # -- acting (Playwright thread) -----------------------------------------------------------------
 
+    def _element_at(self, point: tuple[float, float]) -> Mapping[str, Any] | None:
+        """The element at `point` on the current screen, read from the page the first time it is asked for."""
+        if point not in self._read:
+            self._read[point] = self._live().page.evaluate(_JS_READ_PAGE.source, {"point": list(point)})
+        return self._read[point]
+
     def _perform(self, action: Action) -> dict[str, Any]:
         """Carry out one action (a ActionSequence member by member), letting the page settle after each;
         returns the action's info."""
@@ -452,6 +465,7 @@ class BrowserEnv(PageActions, EnvBase):
             for member in action.actions:
                 info.update(self._perform(member))
             return info
+        self._read.clear()  # the screen those reads were of is about to change
         info = dict(self._act(self._live(), action) or {})
         session = self._live()  # PressBack may have closed a tab and gone back to its opener
         settled = self._settle(session)
@@ -469,12 +483,13 @@ class BrowserEnv(PageActions, EnvBase):
 
     def _perform_and_capture(self, action: Action) -> tuple[dict[str, Any], Observation]:
         """Carry out `action` and capture the screen after it; a pointer action's info records what its point hit
-        (`HIT_ELEMENT`, one read of the page just before the action)."""
+        (`HIT_ELEMENT`: the element there on the screen the action was chosen on, read before the action unless the
+        guard already read it)."""
         point = action.point if isinstance(action, _ACTS_ON_POINT) else None
-        hit: dict[str, Any] | None = None
+        hit: Mapping[str, Any] | None = None
         if point is not None:
             try:
-                read = self._live().page.evaluate(_JS_READ_PAGE.source, {"point": [float(point[0]), float(point[1])]})
+                read = self._element_at((float(point[0]), float(point[1])))
                 hit = read or {"tag": None, "text": ""}  # blank page background: the point hit nothing
             except PlaywrightError:  # the page was being replaced: no record, the action still runs
                 if self._dead():
