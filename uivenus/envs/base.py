@@ -44,9 +44,10 @@ class SetupError(EnvError):
 #: The `Observation.info` key under which an env with a DOM hands over the focused element (as its `element_at(None)`
 #: reads it), read together with the screen, so that the guard need not ask the page again.
 FOCUSED_ELEMENT = "focused_element"
-#: The `StepResult.info` key under which an env with a DOM records what a pointer action's point hit, read just
-#: before the action ran (tag, role, text, labels, nth, …: the element record `element_at` gives), so verifiers
-#: know what each action acted on without OCR.
+#: The `StepResult.info` key under which an env with a DOM records what a pointer action's point hit on the screen the
+#: action was chosen on (tag, role, text, labels, nth, …: the element record `element_at` gives; the guard's read of
+#: that point when it made one, else a read just before the action), so verifiers know what each action acted on
+#: without OCR.
 HIT_ELEMENT = "hit"
 
 
