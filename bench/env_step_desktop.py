@@ -4,7 +4,8 @@ Run: `.venv/bin/python bench/env_step_desktop.py [-n 50]`. Both sides click the 
 test app (each press redraws its counter) and return an RGB screenshot that shows the click's effect. The
 baseline is the least any harness must do for that: grab, fake the click with python-xlib, grab again until
 the frame differs from the one before the click, convert to a PIL image. The env adds its checks, the
-settle grab that confirms the screen holds still, and the focused-window lookup; the ratio says what they cost.
+round trip that confirms nothing was drawn after the changed frame (DAMAGE) and the focused-window lookup; the
+ratio says what they cost.
 """
 
 from __future__ import annotations

@@ -58,7 +58,7 @@ class DesktopConfig:
     settle_quiet_s: float = 0.25  # an input that changes nothing on screen within this long had no visible effect
     settle_hold_s: float = 0.0  # a changed frame must stay identical this long (0: the next grab) to count as settled
     settle_max_s: float = 1.0  # the screen is taken as it is after this long, even if still animating
-    settle_poll_s: float = 0.001  # pause between grabs while waiting for the first change
+    settle_poll_s: float = 0.001  # pause between grabs on a server without DAMAGE (else its reports wake the wait)
     drag_steps: int = 10  # pointer moves between press and release (WMs and apps need motion events)
     drag_step_s: float = 0.01
     drag_hold_s: float = 0.05  # pause after the press and before the release (a WM starts a move on its own time)
@@ -94,7 +94,7 @@ class DesktopEnv(EnvBase):
         self._xvfb: Xvfb | None = None
         self._wm: subprocess.Popen[bytes] | None = None
         self._panels: list[subprocess.Popen[bytes]] = []  # the look's panels on the host (none during OSWorld tasks)
-        self._clock_bytes = 0  # how much of a frame's start is the top bar, which settling ignores
+        self._bar_rows = 0  # how many of the screen's top rows are the top bar, which settling ignores
         self._apps = AppLauncher(self._workdir, launch_timeout_s=config.launch_timeout_s,
                                  allowed_apps=config.allowed_apps)
         self._task: TaskSpec | None = None
@@ -140,7 +140,7 @@ class DesktopEnv(EnvBase):
         self._panels = [spawn(argv, self.display, self._workdir / "panel.log")
                         for argv in panel_argvs(self.config.look, self._workdir / "panels", self._size[1])]
         if self._panels:  # the top bar's clock ticks on its own: no input's effect (see `_differs`)
-            self._clock_bytes = self._size[0] * 4 * BAR_HEIGHT
+            self._bar_rows = BAR_HEIGHT
         self._wait_panels(len(self._panels))
 
     def _wait_panels(self, count: int, timeout: float = 5.0) -> None:
@@ -382,30 +382,39 @@ class DesktopEnv(EnvBase):
     def _settle(self, before: bytearray | None, hold_s: float) -> mss.screenshot.ScreenShot:
         """Grab until the screen shows the input's effect and holds still for `hold_s`, within settle_max_s.
 
-        Fast path: the first grab already differs from `before` and the next one equals it. A screen that
-        does not change within settle_quiet_s is taken as an input with no visible effect. Without
+        The server's reports of drawing (DAMAGE) say when to grab: the wait for the input's effect sleeps until
+        something is drawn, and a changed frame after which nothing was drawn is confirmed without grabbing again.
+        A screen that does not change within settle_quiet_s is taken as an input with no visible effect. Without
         `before` (no input to wait for) the screen only has to hold still.
         """
         cfg = self.config
         start = time.monotonic()
-        shot = self._screen.grab()
-        changed = before is None or self._differs(shot.raw, before)
-        held_from = start
-        while True:
-            now = time.monotonic()
-            if now - start >= cfg.settle_max_s or (not changed and now - start >= cfg.settle_quiet_s):
-                return shot
-            time.sleep(cfg.settle_poll_s if not changed else min(cfg.settle_poll_s, hold_s))
-            grab = self._screen.grab()
-            if self._differs(grab.raw, shot.raw):
-                changed, held_from = True, time.monotonic()
-            elif changed and time.monotonic() - held_from >= hold_s:
-                return grab
-            shot = grab
+        with self._x.watching_damage(below=self._bar_rows, poll_s=cfg.settle_poll_s) as drawn:
+            drawn(0.0)  # drawing from here on is reported
+            shot = self._screen.grab()
+            changed = before is None or self._differs(shot.raw, before)
+            held_from = start
+            while True:
+                now = time.monotonic()
+                if now - start >= cfg.settle_max_s or (not changed and now - start >= cfg.settle_quiet_s):
+                    return shot
+                wait = held_from + hold_s - now if changed else start + cfg.settle_quiet_s - now
+                if not drawn(min(max(wait, 0.0), start + cfg.settle_max_s - now)):  # the screen is still `shot`
+                    if changed and time.monotonic() - held_from >= hold_s:
+                        return shot
+                    continue
+                grab = self._screen.grab()
+                if self._differs(grab.raw, shot.raw):
+                    changed, held_from = True, time.monotonic()
+                elif changed and time.monotonic() - held_from >= hold_s:
+                    return grab
+                shot = grab
 
     def _differs(self, frame: bytearray, other: bytearray) -> bool:
-        """Two frames differ below the top bar (whose clock changes by itself; the whole-frame test is the fast path)."""
-        return frame != other and (not self._clock_bytes or frame[self._clock_bytes:] != other[self._clock_bytes:])
+        """Two frames differ below the top bar (whose clock changes by itself; the whole-frame test is the fast path;
+        `startswith` at an offset compares the rest in place, where slicing would copy both frames)."""
+        skip = self._bar_rows * self._size[0] * 4
+        return frame != other and (not skip or not frame.startswith(memoryview(other)[skip:], skip))
 
     # --- acting ---------------------------------------------------------------------------------
     def _execute(self, action: Action) -> Mapping[str, Any] | None:

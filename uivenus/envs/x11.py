@@ -8,11 +8,12 @@ because the server went away raises through `x_errors`, which turns it into `Env
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,7 @@ from PIL import Image
 from Xlib import X, Xatom
 from Xlib.protocol import event
 from Xlib.display import Display
-from Xlib.ext import xtest
+from Xlib.ext import damage, xtest
 from Xlib.xobject.drawable import Window
 
 from uivenus.envs.base import EnvCrashedError, SetupError
@@ -214,6 +215,12 @@ class XConnection:
         self._focus: tuple[int | None, str | None] | None = None
         self.root.change_attributes(event_mask=X.PropertyChangeMask)
         self._wm = self.wm_running()
+        # The DAMAGE watch of `watching_damage`: its id, the first screen row it reports, and whether it saw drawing.
+        self._has_damage = self.d.query_extension("DAMAGE").present
+        if self._has_damage:
+            self.d.damage_query_version()  # the extension serves a client only once it has said which version it speaks
+        self._damage: tuple[int, int] | None = None
+        self._drawn = False
 
     @property
     def size(self) -> tuple[int, int]:
@@ -298,9 +305,13 @@ class XConnection:
         self._read_events()
 
     def _read_events(self) -> None:
-        """Drop the focus cache on the property changes that can stale it; nothing else is listened to."""
+        """Note the drawing a DAMAGE watch reports; drop the focus cache on the property changes that can stale it."""
         while self.d.pending_events():
             ev = self.d.next_event()
+            if self._has_damage and ev.type == self.d.extension_event.DamageNotify:
+                if self._damage is not None and ev.damage == self._damage[0] and ev.area.y + ev.area.height > self._damage[1]:
+                    self._drawn = True
+                continue
             if ev.type != X.PropertyNotify:
                 continue
             if ev.window.id == self.root.id and ev.atom == self._atom("_NET_SUPPORTING_WM_CHECK"):
@@ -309,6 +320,34 @@ class XConnection:
                 self._focus = None
             elif self._focus is not None and ev.window.id == self._focus[0]:
                 self._focus = None  # renamed (or any other property of the focused window changed)
+
+    @contextmanager
+    def watching_damage(self, below: int = 0, poll_s: float = 0.001) -> Iterator[Callable[[float], bool]]:
+        """Yields `drawn(wait_s)`: whether anything was drawn on the screen below row `below` since its last call (the
+        first call starts the watch), waiting up to `wait_s` for drawing. A screen grabbed after one call is still on
+        screen when the next says False, which saves grabbing it again to find out; waiting on the server's report
+        wakes at the drawing itself, where polling on a busy machine oversleeps. Without DAMAGE `drawn` pauses
+        `poll_s` and says True (grab and compare)."""
+        if not self._has_damage:
+            yield lambda wait_s: time.sleep(min(wait_s, poll_s)) or True
+            return
+        watch = self.root.damage_create(damage.DamageReportRawRectangles)  # every drawing request, not only growth
+        self._damage = (watch, below)
+
+        def drawn(wait_s: float) -> bool:
+            self._drawn = False
+            self.sync()
+            deadline = time.monotonic() + wait_s
+            while not self._drawn and (left := deadline - time.monotonic()) > 0:
+                if select.select([self.d.fileno()], [], [], left)[0]:
+                    self._read_events()
+            return self._drawn
+
+        try:
+            yield drawn
+        finally:
+            self._damage = None
+            self.d.damage_destroy(watch)
 
     # windows ------------------------------------------------------------------------------------
     def _atom(self, name: str) -> int:
