@@ -21,8 +21,11 @@ cannot leave a line whose PNG never reached the disk.
 
 Screenshots are not re-encoded: PNG bytes the environment already holds (`Observation.png`) are written as they
 are. Raw pixels are encoded by `encode_later` on a bounded background thread as soon as the loop has the
-observation, so the encoding overlaps the step (the model's turn, the action) and `append` only waits for it
-if it is not done yet; `append` still returns only once the step is stored.
+observation, so the encoding overlaps the step (the model's turn, the action). A step whose encoding is still
+running when it is appended is written by the episode's background writer (its PNG, then its line) and `append`
+returns at once; at most one step is ever pending there (the next `append`, `finish` or `close` waits for it and
+raises its error), so a killed run still loses at most the step in flight. Every other step is stored before
+`append` returns.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import shutil
 import threading
 import traceback
 from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -250,6 +253,8 @@ class EpisodeWriter:
         self._steps = list(steps)
         self._fsync = fsync
         self._file: IO[str] | None = open(directory / STEPS_FILE, "a", encoding="utf-8", newline="\n")
+        self._writer: Executor | None = None  # writes a step whose screenshot is still being encoded
+        self._pending: Future[None] | None = None  # that step's write (at most one)
 
     @property
     def next_index(self) -> int:
@@ -262,14 +267,29 @@ class EpisodeWriter:
     def append(self, step: Step, screenshot: Screenshot | None = None) -> Step:
         """Store `step` as step `next_index` (the store numbers steps); its screenshot is saved first.
 
-        `screenshot` is an image, PNG bytes (written as they are) or `encode_later(image)`'s pending encoding."""
+        `screenshot` is an image, PNG bytes (written as they are) or `encode_later(image)`'s encoding. An encoding
+        still running is waited for and written in the background: the step is then stored when the next `append`,
+        `finish` or `close` returns, and its error (if any) is raised there."""
         if self._file is None:
             raise StoreError(f"episode {self.directory} is closed; resume it if unfinished, or open a new episode")
+        self._wait_pending()
         index = self.next_index
         screen = f"{SCREENS_DIR}/{index}.png" if screenshot is not None else step.screen
         stored = replace(step, index=index, screen=screen)
         line = _dumps(stored.to_dict(), f"step {index}") + "\n"
-        if screenshot is not None:
+        if isinstance(screenshot, Future) and not screenshot.done():
+            if self._writer is None:
+                self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="uivenus-store")
+            self._pending = self._writer.submit(self._write, index, screen, screenshot, line)
+        else:
+            self._write(index, screen, screenshot, line)
+        self._steps.append(stored)
+        return stored
+
+    def _write(self, index: int, screen: str | None, screenshot: Screenshot | None, line: str) -> None:
+        """Step `index`'s screenshot (whole, under its final name), then its line: the line is the commit point."""
+        assert self._file is not None
+        if screenshot is not None and screen is not None:
             data = _png_bytes(screenshot, index)
             try:
                 write_bytes(self.directory / screen, data, fsync=self._fsync)
@@ -279,8 +299,22 @@ class EpisodeWriter:
         self._file.flush()
         if self._fsync:
             os.fsync(self._file.fileno())
-        self._steps.append(stored)
-        return stored
+
+    def _wait_pending(self) -> None:
+        """Wait for the step the background writer holds; if it failed it is not stored: forget it, raise why."""
+        pending, self._pending = self._pending, None
+        if pending is None:
+            return
+        try:
+            pending.result()
+        except Exception:
+            self._steps.pop()
+            raise
+
+    def _stop_writer(self) -> None:
+        if self._writer is not None:
+            self._writer.shutdown()
+            self._writer = None
 
     def finish(
         self,
@@ -296,6 +330,7 @@ class EpisodeWriter:
         instruction a page only shows once it is up)."""
         if self._file is None:
             raise StoreError(f"episode {self.directory} is already finished or closed; resume it if unfinished")
+        self._wait_pending()
         outcome = Outcome(outcome)
         if outcome is Outcome.INCOMPLETE:
             raise StoreError("finish() needs a final outcome; INCOMPLETE is what readers infer for unfinished episodes")
@@ -311,13 +346,22 @@ class EpisodeWriter:
         write_text(self.directory / EPISODE_FILE, text, fsync=self._fsync)
         self._file.close()
         self._file = None
+        self._stop_writer()
         return trajectory
 
     def close(self) -> None:
-        """Stop writing without finishing: the episode stays INCOMPLETE and can be resumed."""
-        if self._file is not None:
+        """Stop writing without finishing: the episode stays INCOMPLETE and can be resumed.
+
+        A step still being written is waited for; if its write fails it is simply not stored (a resume starts
+        there), and the error is raised."""
+        if self._file is None:
+            return
+        try:
+            self._wait_pending()
+        finally:
             self._file.close()
             self._file = None
+            self._stop_writer()
 
     def __enter__(self) -> EpisodeWriter:
         return self
@@ -336,7 +380,10 @@ class EpisodeWriter:
                 self.finish(Outcome.ERROR, metadata=error)
             except StoreError:
                 pass  # let the episode's own exception surface; the episode stays incomplete
-        self.close()
+        try:
+            self.close()
+        except StoreError:
+            pass  # the step in flight was not stored; the episode's own exception is the one to see
 
 
 def _episode_metadata(directory: Path, header: Mapping[str, Any]) -> dict[str, Any]:

@@ -26,7 +26,8 @@ Choices worth knowing:
 - Terminal actions are carried out by the loop itself (they end the episode), so they count as executed;
   TakeNote goes to memory and then to the env like any other action.
 - The screenshot is recorded as the env encoded it (`Observation.png`); raw pixels start encoding in the
-  background when the step begins (`encode_later`), so recording a step mostly writes bytes already made.
+  background when the step begins (`encode_later`), and a step whose encoding is still running when it is
+  recorded is written by the store's background writer, so recording never waits for an encoding.
 - A step cannot time its own write, so `timings["record_s"]` is the time spent storing the *previous* step
   (0 for the first; the last step's goes to the trajectory metadata as `last_record_s`).
 """
@@ -324,7 +325,7 @@ class _Episode:
 
     def screen(self, observation: Observation) -> Screenshot | None:
         """The screenshot as the store will write it: the env's own PNG bytes, or an encoding started now, so that
-        it runs while the model and the env work and recording only writes bytes."""
+        it runs while the model and the env work (the store writes the step in the background if it is not done)."""
         if self.writer is None:
             return None
         return observation.png if observation.png is not None else encode_later(observation.screenshot)
