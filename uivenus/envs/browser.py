@@ -29,15 +29,17 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from uivenus.actions.space import (
-    Action, ActionSequence, Click, DoubleClick, Launch, LaunchApp, LongPress, PressBack, PressHome, PressRecent,
-    RightClick, SelectOption, TripleClick, Wait,
+    Action, ActionSequence, Launch, LaunchApp, LongPress, PressBack, PressHome, PressRecent, Wait,
 )
 from uivenus.envs.base import (
-    FOCUSED_ELEMENT, HIT_ELEMENT, EnvBase, EnvCrashedError, EnvError, Observation, PlatformMismatchError, SetupError,
+    ACTS_ON_POINT, FOCUSED_ELEMENT, HIT_ELEMENT, EnvBase, EnvCrashedError, EnvError, Observation, PlatformMismatchError,
+    SetupError,
 )
+from uivenus.envs.ax_tree import page_elements
 from uivenus.envs.browser_actions import BrowserActionError, PageActions, Session
 from uivenus.envs.browser_config import MODES, BrowserConfig
 from uivenus.envs.chromium import Chromium
+from uivenus.envs.elements import UIElement
 from uivenus.envs.hosts import TASK_HOSTS, HostPolicy
 from uivenus.envs.page_script import PageScript, page_script
 from uivenus.envs.pointer import DOUBLE_TAP_WINDOW_S, Mouse, Touch
@@ -62,8 +64,6 @@ _SLACK_S = 1.0
 # --- fixed page scripts (envs/js/; data goes in as arguments, never as code) ----------------------
 
 _JS_READ_PAGE = page_script("uivenus.envs", "read_page.js")
-#: Actions that act on the element under their point (what `HIT_ELEMENT` records).
-_ACTS_ON_POINT = (Click, DoubleClick, TripleClick, RightClick, LongPress, SelectOption)
 _JS_WATCH_TABS = page_script("uivenus.envs", "watch_tabs.js")
 _JS_SETTLE = page_script("uivenus.envs", "settle.js")
 _JS_HAS_APP = page_script("uivenus.envs", "has_app.js")
@@ -184,6 +184,10 @@ class BrowserEnv(PageActions, EnvBase):
     def element_at(self, point: tuple[float, float] | None) -> Mapping[str, Any] | None:
         """The interactive element at `point` (None: the focused one) as a small read-only dict, or None."""
         return self.query_dom(_JS_READ_PAGE, {"point": None if point is None else [float(point[0]), float(point[1])]})
+
+    def elements(self) -> tuple[UIElement, ...]:
+        """The page's UI elements from Chromium's accessibility tree (only on request: a step reads none)."""
+        return self._call(lambda: page_elements(self._live().page), self._query_budget())
 
     def app_state(self) -> Mapping[str, Any]:
         state = self.query_dom(_JS_APP_STATE, None)
@@ -470,7 +474,7 @@ class BrowserEnv(PageActions, EnvBase):
     def _perform_and_capture(self, action: Action) -> tuple[dict[str, Any], Observation]:
         """Carry out `action` and capture the screen after it; a pointer action's info records what its point hit
         (`HIT_ELEMENT`, one read of the page just before the action)."""
-        point = action.point if isinstance(action, _ACTS_ON_POINT) else None
+        point = action.point if isinstance(action, ACTS_ON_POINT) else None
         hit: dict[str, Any] | None = None
         if point is not None:
             try:

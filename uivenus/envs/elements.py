@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-__all__ = ["ACTIONABLE_ROLES", "VOLATILE_ROLES", "UIElement", "element_at", "tree_hash"]
+__all__ = ["ACTIONABLE_ROLES", "ARIA_ROLES", "VOLATILE_ROLES", "UIElement", "element_at", "hit_record", "tree_hash"]
 
 #: Roles a user acts on (what the explorer tries, what a hit is reported as when the point lands in them).
 ACTIONABLE_ROLES = frozenset({
@@ -27,6 +27,15 @@ ACTIONABLE_ROLES = frozenset({
 #: Roles whose name or value changes on its own (clocks, progress, status lines): left out of a state's identity.
 VOLATILE_ROLES = frozenset({"status bar", "progress bar", "statusbar", "progressbar", "timer", "marquee", "log",
                             "tool tip", "tooltip", "notification", "alert"})
+
+#: AT-SPI roles as the web's ARIA names them, so a hit on a desktop button reads like a hit on a web button.
+ARIA_ROLES = {
+    "push button": "button", "toggle button": "button", "check box": "checkbox", "radio button": "radio",
+    "menu item": "menuitem", "check menu item": "menuitemcheckbox", "radio menu item": "menuitemradio",
+    "menu": "menuitem", "page tab": "tab", "link": "link", "text": "textbox", "entry": "textbox",
+    "password text": "textbox", "combo box": "combobox", "spin button": "spinbutton", "slider": "slider",
+    "list item": "option", "tree item": "treeitem",
+}
 
 
 @dataclass(frozen=True)
@@ -112,6 +121,16 @@ def element_at(elements: Sequence[UIElement], point: tuple[float, float]) -> UIE
         return None
     actionable = [e for e in hits if e.actionable]
     return max(actionable or hits, key=lambda e: (e.depth, -(e.bounds[2] * e.bounds[3])))  # type: ignore[index]
+
+
+def hit_record(element: UIElement | None) -> dict[str, Any]:
+    """What a pointer action hit, as `StepResult.info[HIT_ELEMENT]` holds it for the verifier (the keys the
+    browser's DOM read gives: `tag` None when the point hit nothing)."""
+    if element is None:
+        return {"tag": None, "text": ""}
+    return {"tag": element.role, "role": ARIA_ROLES.get(element.role, element.role), "text": element.label(),
+            "label": element.name, "value": element.value, "interactive": element.actionable,
+            "bounds": list(element.bounds) if element.bounds else None, "source": "a11y"}
 
 
 def tree_hash(elements: Iterable[UIElement], *, ignore_roles: frozenset[str] = VOLATILE_ROLES,
