@@ -100,7 +100,7 @@ class Gesture:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Gesture:
         target = data.get("target")
-        return cls(data["kind"], Locator(**target) if target else None, data.get("text", ""))
+        return cls(data["kind"], Locator(**{"name": "", **target}) if target else None, data.get("text", ""))
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from typing import Any
 from uivenus.actions.calls import format_action
 from uivenus.actions.space import Action, Click, Hotkey, LaunchApp, Type, Wait
 from uivenus.agent.policies.base import Message, Mode, Policy, PolicyRequest, Sampling, policy_from_spec
+from uivenus.files import write_json
 from uivenus.records import plain
 from uivenus.tasks.app_catalog import AppExploration, AppFunction, Gesture, GestureKind, RealCatalog, WidgetKind
 from uivenus.tasks.catalog import ENUM, INT, AppCatalog, Catalog, Function, FunctionCall
@@ -42,7 +43,7 @@ from uivenus.tasks.synthesis import Dropped, ParamSampler, Synthesis
 
 __all__ = [
     "KIND_PHRASES", "RealLLMSynthesizer", "RealSynthesizer", "Unplaceable", "app_docs", "constraint_catalog",
-    "osworld_json", "real_task", "reference_actions",
+    "osworld_json", "real_task", "reference_actions", "write_osworld_tasks",
 ]
 
 #: Seconds the reference waits for an app's window before acting, and after its last gesture.
@@ -456,3 +457,14 @@ def _value_problem(fn: Function, params: Mapping[str, Any], instruction: str) ->
         if str(param.label(value)).lower() not in instruction.lower() and str(value).lower() not in instruction.lower():
             return f"the instruction does not say {param.name}={param.label(value)!r}"
     return None
+
+
+def write_osworld_tasks(folder: Path | str, tasks: Sequence[SynthTask]) -> list[Path]:
+    """Each task's OSWorld file as `folder/<app>/<id>.json` (the directory tree `uivenus eval osworld` reads)."""
+    paths = []
+    for task in tasks:
+        data = osworld_json(task)
+        path = Path(folder) / str(task.calls[0].app) / f"{data['id']}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        paths.append(write_json(path, data))
+    return paths
