@@ -125,3 +125,20 @@ def test_gate_replays_references_and_noops_from_fresh_roots_and_learns(tmp_path:
     again = RealSynthesizer(real, seed=1, kinds=("single",)).synthesize(cat, 10)
     assert all(t.calls[0].params.get("value") != "off" for t in again.tasks)
     assert any("infeasible" in d.reason for d in again.dropped)
+
+
+def test_cli_synth_real_writes_task_files_and_refuses_a_bad_catalog(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from uivenus.cli import app
+
+    catalog().save(tmp_path / "catalog.json")
+    result = CliRunner().invoke(app, ["tasks", "synth-real", str(tmp_path / "catalog.json"), "--out",
+                                      str(tmp_path / "out"), "--n", "4", "--kinds", "single,multi"])
+    assert result.exit_code == 0, result.output
+    assert "wrote 4 tasks" in result.output and "home_folder" in result.output
+    assert len(list((tmp_path / "out/osworld/pcmanfm").glob("*.json"))) == 4
+    assert len((tmp_path / "out/tasks.jsonl").read_text().splitlines()) == 4
+    (tmp_path / "bad.json").write_text('{"schema": "uivenus.catalog/1"}')
+    bad = CliRunner().invoke(app, ["tasks", "synth-real", str(tmp_path / "bad.json"), "--out", str(tmp_path / "o2")])
+    assert bad.exit_code != 0 and "not a uivenus.app-catalog/1 catalog" in bad.output
