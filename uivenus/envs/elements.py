@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -53,6 +54,7 @@ class UIElement:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "role", " ".join(self.role.replace("-", " ").replace("_", " ").lower().split()))
+        object.__setattr__(self, "name", " ".join(self.name.split()))  # menu labels pad to their accelerators
         object.__setattr__(self, "states", tuple(sorted(set(self.states))))
         object.__setattr__(self, "actions", tuple(dict.fromkeys(self.actions)))
         object.__setattr__(self, "path", tuple(self.path))
@@ -112,6 +114,14 @@ class UIElement:
                    actions=tuple(data.get("actions", ())), path=tuple(data.get("path", ())),
                    app=str(data.get("app", "")))
 
+#: Roles whose value is what a user typed: typing is not a new screen.
+_FREE_TEXT = frozenset({"document text", "paragraph", "text", "entry", "document frame", "textbox", "searchbox",
+                        "password text", "terminal"})
+
+#: Roles of plain text, whose numbers are left out of a state's identity ("Queries took 1.4ms", "12:01").
+_PLAIN_TEXT = frozenset({"statictext", "label", "static", "labeltext"})
+_DIGITS = re.compile(r"\d+")
+
 
 def element_at(elements: Sequence[UIElement], point: tuple[float, float]) -> UIElement | None:
     """The element a pointer at `point` acts on: the deepest visible one containing it, an actionable one preferred
@@ -136,15 +146,16 @@ def hit_record(element: UIElement | None) -> dict[str, Any]:
 def tree_hash(elements: Iterable[UIElement], *, ignore_roles: frozenset[str] = VOLATILE_ROLES,
               extra: Mapping[str, Any] | None = None) -> str:
     """The identity of a UI state: the roles, names and structure of its shown elements plus the values and checked /
-    selected states of its controls; positions, focus, volatile roles and the contents of documents (a typed
-    letter is not a new screen) are left out."""
+    selected states of its controls; positions, focus, volatile roles, numbers in plain text and the contents of
+    documents and fields (a typed letter is not a new screen) are left out."""
     parts = []
     for e in elements:
         if e.role in ignore_roles or "showing" not in e.states:
             continue
-        value = "" if e.role in ("document text", "paragraph", "text", "entry", "document frame") else e.value
+        value = "" if e.role in _FREE_TEXT else e.value
         marks = [s for s in e.states if s in ("checked", "selected", "expanded", "pressed", "active", "modal")]
-        parts.append([e.role, e.name, value, marks, len(e.path)])
+        name = _DIGITS.sub("#", e.name) if e.role in _PLAIN_TEXT else e.name
+        parts.append([e.role, name, value, marks, len(e.path)])
     digest = hashlib.sha256(json.dumps([parts, dict(extra or {})], sort_keys=True).encode()).hexdigest()
     return digest[:16]
 

@@ -10,8 +10,13 @@ node's children are capped, so a spreadsheet's million cells cost no more than t
 from __future__ import annotations
 
 MAX_NODES = 4000
-MAX_CHILDREN = 150  # a table's rows, a document's paragraphs: the first ones are enough to know the screen
+MAX_CHILDREN = 150  # a document's paragraphs, a list's items: the first ones are enough to know the screen
+MAX_CELLS = 30  # a spreadsheet's cells on screen: a few tell what the sheet shows
 MAX_TEXT = 200
+#: Roles whose text or number is read (asking every label and panel for text would double the walk's D-Bus calls).
+TEXT_ROLES = {"text", "entry", "password text", "paragraph", "document text", "terminal", "combo box", "label",
+              "heading", "table cell", "spin button", "editbar"}
+VALUE_ROLES = {"spin button", "slider", "progress bar", "scroll bar", "level bar"}
 CALL_TIMEOUT_MS = 1500  # one D-Bus call to a hung app gives up after this (pyatspi's default is 25 s)
 
 
@@ -23,24 +28,24 @@ def serve() -> None:
 
     pyatspi.setTimeout(CALL_TIMEOUT_MS, CALL_TIMEOUT_MS)
 
-    def record(accessible, path, app):  # noqa: ANN001, ANN202 - pyatspi objects are untyped
-        states = [pyatspi.stateToString(s) for s in accessible.getState().getStates()]
-        out = {"role": accessible.getRoleName() or "unknown", "name": accessible.name or "", "states": states,
-               "path": path, "app": app}
+    def record(accessible, path, app, states):  # noqa: ANN001, ANN202 - pyatspi objects are untyped
+        role = accessible.getRoleName() or "unknown"
+        out = {"role": role, "name": accessible.name or "", "states": states, "path": path, "app": app}
         try:
             x, y, w, h = accessible.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
             out["bounds"] = [x, y, w, h]
         except Exception:  # noqa: BLE001 - an app may refuse any single query; the rest still counts
             pass
         try:
-            text = accessible.queryText()
-            out["value"] = text.getText(0, min(text.characterCount, MAX_TEXT))
+            if role in TEXT_ROLES:
+                text = accessible.queryText()
+                out["value"] = text.getText(0, min(text.characterCount, MAX_TEXT))
         except Exception:  # noqa: BLE001
             pass
         try:
-            value = accessible.queryValue()
-            out["value"] = str(value.currentValue)
-            out["range"] = [value.minimumValue, value.maximumValue]
+            if role in VALUE_ROLES:
+                value = accessible.queryValue()
+                out["value"] = str(value.currentValue)
         except Exception:  # noqa: BLE001
             pass
         try:
@@ -59,14 +64,16 @@ def serve() -> None:
         while stack and len(found) < MAX_NODES:
             accessible, path, app = stack.pop()
             try:
-                item = record(accessible, path, app)
+                states = [pyatspi.stateToString(s) for s in accessible.getState().getStates()]
+                if len(path) > 1 and "showing" not in states:
+                    continue  # hidden (a closed menu's items): one call, nothing kept, nothing below walked
+                item = record(accessible, path, app, states)
             except Exception:  # noqa: BLE001 - the object went away while we walked
                 continue
             found.append(item)
-            if len(path) > 1 and "showing" not in item["states"]:
-                continue
             try:
-                count = min(accessible.childCount, MAX_CHILDREN)
+                cap = MAX_CELLS if item["role"] in ("table", "tree table") else MAX_CHILDREN
+                count = min(accessible.childCount, cap)
                 children = [(accessible.getChildAtIndex(k), k) for k in range(count)]
             except Exception:  # noqa: BLE001
                 continue
@@ -94,7 +101,8 @@ def serve() -> None:
                     if inner is None or inner == node:
                         break
                     node, path = inner, [*path, inner.getIndexInParent()]
-                found = record(node, path, app.name or "")
+                found = record(node, path, app.name or "",
+                               [pyatspi.stateToString(s) for s in node.getState().getStates()])
                 if best is None or window.getState().contains(pyatspi.STATE_ACTIVE):
                     best = found
         return best
