@@ -185,6 +185,10 @@ class BrowserEnv(PageActions, EnvBase):
         """The interactive element at `point` (None: the focused one) as a small read-only dict, or None."""
         return self.query_dom(_JS_READ_PAGE, {"point": None if point is None else [float(point[0]), float(point[1])]})
 
+    def url(self) -> str:
+        """The page's URL now (no screenshot taken)."""
+        return self._call(lambda: self._live().page.url, self._query_budget())
+
     def elements(self) -> tuple[UIElement, ...]:
         """The page's UI elements from Chromium's accessibility tree (only on request: a step reads none)."""
         return self._call(lambda: page_elements(self._live().page), self._query_budget())

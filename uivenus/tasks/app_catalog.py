@@ -48,6 +48,7 @@ class GestureKind(StrEnum):
     TYPE = "type"  # click the target, select all, type `text`
     SELECT = "select"  # choose option `text` of the target (combo/list)
     KEY = "key"  # press keys `text` ("escape", "ctrl+s"); no target
+    BACK = "back"  # leave what the last gesture opened: Escape on a desktop, the browser's Back on the web
     LAUNCH = "launch"  # start the app (`text`: the argv as JSON, or the URL); no target
 
 
@@ -281,6 +282,7 @@ class AppExploration:
         object.__setattr__(self, "states", MappingProxyType(dict(sorted(self.states.items()))))
         object.__setattr__(self, "functions", MappingProxyType(dict(sorted(self.functions.items()))))
         object.__setattr__(self, "failures", tuple(self.failures))
+        object.__setattr__(self, "elapsed_s", round(float(self.elapsed_s), 3))  # as the file keeps it
 
     def counts(self) -> dict[str, int]:
         """The figures a report prints: states, functions, failures."""
@@ -289,7 +291,7 @@ class AppExploration:
     def to_dict(self) -> dict[str, Any]:
         return {"platform": self.platform, "launch": list(self.launch), "start": self.start,
                 "max_depth": self.max_depth, "time_limit_s": self.time_limit_s,
-                "elapsed_s": round(self.elapsed_s, 3), "complete": self.complete,
+                "elapsed_s": self.elapsed_s, "complete": self.complete,
                 "states": {sid: s.to_dict() for sid, s in self.states.items()},
                 "functions": {name: fn.to_dict() for name, fn in self.functions.items()},
                 "failures": [f.to_dict() for f in self.failures]}

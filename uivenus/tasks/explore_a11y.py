@@ -205,12 +205,12 @@ class _Explorer:
     def launch(self) -> tuple[str, tuple[UIElement, ...]]:
         """Start the app afresh and wait (bounded) until it shows something actionable and its tree holds still."""
         self.surface.start()
-        deadline = self.clock() + self.limits.launch_wait_s
+        deadline = self.clock() + min(self.limits.launch_wait_s, self.limits.time_s)
         previous = None
         while True:
             try:
                 sid, elements = self.read()
-            except _AppGone:
+            except (_AppGone, A11yTimeout):  # still starting: no window yet, or too busy to answer the bus
                 if self.clock() > deadline:
                     raise
                 time.sleep(0.3)
@@ -259,13 +259,13 @@ class _Explorer:
         return True
 
     def escape_to(self, sid: str | None, presses: int = 2) -> bool:
-        """Press Escape until the app is in state `sid` (a menu or dialog closes); False when it is not."""
+        """Go back (Escape, the browser's Back) until the app is in state `sid`; False when it is not."""
         for _ in range(presses):
             if self.current[0] is None or self.current[0] == sid:
                 break
             try:
-                self.surface.perform(Gesture(GestureKind.KEY, text="escape"), self.current[1])
-                self.read()
+                self.surface.perform(Gesture(GestureKind.BACK), self.current[1])
+                self.read_settled()
             except (EnvError, OSError):
                 self.current = (None, ())
         return self.current[0] is not None and self.current[0] == sid
@@ -287,6 +287,7 @@ class _Explorer:
             self.current = (None, ())
             return None
         except A11yTimeout as exc:
+            self.record(state, kind, widget, gestures, (), Effect(None))
             self.fail(FailureKind.HANG, state.id, gestures[-1] if gestures else None, str(exc))
             self.current = (None, ())
             return None
@@ -335,7 +336,7 @@ class _Explorer:
         before = {(e.role, e.name) for e in elements}
         popup = [e.name for e in shown if e.role in OPTION_ROLES and e.name and e.visible and (e.role, e.name)
                  not in before]
-        self.surface.perform(Gesture(GestureKind.KEY, text="escape"), shown)
+        self.surface.perform(Gesture(GestureKind.BACK), shown)
         self.read()
         return list(dict.fromkeys(popup))
 
@@ -370,10 +371,10 @@ class _Explorer:
                                            description=what)
 
     def back(self, state: ExploredState, target: str) -> None:
-        """Return to `state` with Escape; a dialog still open after two presses is recorded as stuck."""
+        """Return to `state` by going back; a dialog still open after two tries is recorded as stuck."""
         if not self.escape_to(state.id) and any(e.role in _DIALOG_ROLES and e.visible for e in self.current[1]):
-            self.fail(FailureKind.STUCK_DIALOG, target, Gesture(GestureKind.KEY, text="escape"),
-                      "Escape twice did not close the dialog; the app is started afresh")
+            self.fail(FailureKind.STUCK_DIALOG, target, Gesture(GestureKind.BACK),
+                      "going back (Escape) twice did not close the dialog; the app is started afresh")
 
 
 def explore_app(app: str, surface: Surface, limits: ExploreLimits = ExploreLimits(),

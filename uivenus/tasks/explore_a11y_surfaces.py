@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
-from uivenus.actions.space import Action, Click, Hotkey, Platform, SelectOption, Type
+from uivenus.actions.space import Action, Click, Hotkey, Platform, PressBack, SelectOption, Type
 from uivenus.envs.base import EnvError
 from uivenus.envs.browser import BrowserEnv
 from uivenus.envs.desktop import DesktopConfig, DesktopEnv
@@ -73,10 +73,11 @@ class DesktopSurface:
 
     platform = "desktop"
 
-    def __init__(self, argv: Sequence[str], *, config: DesktopConfig | None = None, settle_s: float = 1.5) -> None:
+    def __init__(self, argv: Sequence[str], *, env: DesktopEnv | None = None, settle_s: float = 1.5) -> None:
         self.launch = tuple(argv)
         self.settle_s = settle_s
-        self.env = DesktopEnv(config or DesktopConfig(look=DesktopLook(icons=False)))
+        self._own = env is None
+        self.env = env or DesktopEnv(DesktopConfig(look=DesktopLook(icons=False)))  # icons: pcmanfm on the bus
 
     def _task(self) -> TaskSpec:
         original = {"id": "explore", "instruction": "explore", "related_apps": [], "evaluator": {"func": "infeasible"},
@@ -91,8 +92,8 @@ class DesktopSurface:
         return self.env.elements()
 
     def perform(self, gesture: Gesture, elements: Sequence[UIElement]) -> None:
-        if gesture.kind is GestureKind.KEY:
-            self._step(Hotkey(keys=_keys(gesture.text)))
+        if gesture.kind in (GestureKind.KEY, GestureKind.BACK):
+            self._step(Hotkey(keys=_keys(gesture.text or "escape")))
             return
         element = _located(gesture, elements)
         self._step(Click(point=element.center))
@@ -126,7 +127,8 @@ class DesktopSurface:
         return True
 
     def close(self) -> None:
-        self.env.close()
+        if self._own:
+            self.env.close()
 
 
 def home_files(home: Path) -> dict[str, tuple[int, int]]:
@@ -167,6 +169,9 @@ class WebSurface:
         if gesture.kind is GestureKind.KEY:
             self._step(Hotkey(keys=_keys(gesture.text)))
             return
+        if gesture.kind is GestureKind.BACK:
+            self._step(PressBack())
+            return
         element = _located(gesture, elements)
         if gesture.kind is GestureKind.SELECT:
             options = [e.name for e in elements if e.role == "option" and e.path[:len(element.path)] == element.path]
@@ -189,7 +194,7 @@ class WebSurface:
 
     def location(self) -> str:
         """The page's URL without its query: a new page is a new state even where its tree looks alike."""
-        return (self.env.observe().url or "").split("?")[0]
+        return self.env.url().split("?")[0]
 
     def inside(self) -> bool:
         """Whether the page is still on the app's own origin (a link out is a function, not a state to explore)."""

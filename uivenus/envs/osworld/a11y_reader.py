@@ -55,8 +55,10 @@ class A11yReader:
         self._helper: Any = None
 
     def elements(self, timeout_s: float | None = None) -> tuple[UIElement, ...]:
-        """Every shown element of every app on the root's bus, in tree order."""
+        """Every shown element of every app on the root's bus, in tree order; `A11yTimeout` when an app hangs."""
         answer = self._ask({"op": "elements"}, timeout_s)
+        if answer.get("hung"):
+            raise A11yTimeout(f"{', '.join(answer['hung'])} did not answer the accessibility bus in time (hung)")
         return tuple(element_of(e) for e in answer["elements"])
 
     def hit(self, point: tuple[float, float], timeout_s: float | None = None) -> UIElement | None:

@@ -2,7 +2,8 @@
 
 pyatspi lives in Debian's system Python, not in our venv, and importing it and joining the bus costs more than a
 read, so one process stays up for the root's lifetime and answers one JSON command a line on stdin with one JSON
-line on stdout: `{"op": "elements"}` (every shown element, flat, with its child-index path) or
+line on stdout: `{"op": "elements"}` (every shown element, flat, with its child-index path, and the apps that did
+not answer in time) or
 `{"op": "hit", "x": X, "y": Y}` (the deepest element at a screen point). Only shown subtrees are walked and each
 node's children are capped, so a spreadsheet's million cells cost no more than the ones on screen.
 """
@@ -55,30 +56,32 @@ def serve() -> None:
             pass
         return out
 
-    def elements() -> list:
+    def elements() -> dict:
         found: list = []
+        hung: set = set()  # apps a call timed out on: the rest of their tree is not asked for
         stack = []
         for i, app in enumerate(pyatspi.Registry.getDesktop(0)):
             if app is not None:
                 stack.append((app, [i], app.name or ""))
         while stack and len(found) < MAX_NODES:
             accessible, path, app = stack.pop()
+            if app in hung:
+                continue
             try:
                 states = [pyatspi.stateToString(s) for s in accessible.getState().getStates()]
                 if len(path) > 1 and "showing" not in states:
                     continue  # hidden (a closed menu's items): one call, nothing kept, nothing below walked
                 item = record(accessible, path, app, states)
-            except Exception:  # noqa: BLE001 - the object went away while we walked
-                continue
-            found.append(item)
-            try:
                 cap = MAX_CELLS if item["role"] in ("table", "tree table") else MAX_CHILDREN
                 count = min(accessible.childCount, cap)
                 children = [(accessible.getChildAtIndex(k), k) for k in range(count)]
-            except Exception:  # noqa: BLE001
+            except Exception as exc:  # noqa: BLE001 - the object went away while we walked, or its app hangs
+                if len(path) == 1 or "Timeout" in str(exc) or "NoReply" in str(exc):
+                    hung.add(app or f"app {path[0]}")  # listed on the bus (so alive) but not answering
                 continue
+            found.append(item)
             stack.extend((child, [*path, k], app) for child, k in reversed(children) if child is not None)
-        return found
+        return {"elements": found, "hung": sorted(hung)}
 
     def hit(x: int, y: int):  # noqa: ANN202
         best = None
@@ -111,7 +114,7 @@ def serve() -> None:
         try:
             command = json.loads(line)
             if command["op"] == "elements":
-                answer = {"elements": elements()}
+                answer = elements()
             elif command["op"] == "hit":
                 answer = {"element": hit(int(command["x"]), int(command["y"]))}
             else:
