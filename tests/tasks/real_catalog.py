@@ -42,3 +42,28 @@ def file_manager(*, launch: tuple[str, ...] = ("pcmanfm", "/home/user")) -> AppE
 
 def catalog() -> RealCatalog:
     return RealCatalog({"pcmanfm": file_manager()})
+
+
+EDITOR_START, SAVE_AS = "2222222222222222", "3333333333333333"
+SAVE = Gesture("key", text="ctrl+s")
+NAME = UIElement("text", "", "", (*SHOWN, "focused", "editable"), (186, 58, 1021, 34), ("activate",), (0, 2, 0, 1),
+                 "mousepad")
+SAVE_BUTTON = UIElement("push button", "Save", "", SHOWN, (1125, 755, 86, 34), ("click",), (0, 2, 1, 2), "mousepad")
+AREA = UIElement("text", "", "", (*SHOWN, "editable", "multi line"), (349, 209, 638, 449), ("activate",), (0, 0, 1),
+                 "mousepad")
+
+
+def text_editor() -> AppExploration:
+    states = {EDITOR_START: ExploredState(EDITOR_START, "Untitled 1 - Mousepad", 0, (), (AREA,)),
+              SAVE_AS: ExploredState(SAVE_AS, "Save As", 1, (SAVE,), (NAME, SAVE_BUTTON))}
+    functions = {"save_as": AppFunction(
+        "save_as", "form", SAVE_AS, NAME, (SAVE,),
+        (Gesture("type", Locator("text", ""), "notes.txt"), Gesture("click", Locator("push button", "Save"))),
+        (Param("file_name", "title"),), Effect(EDITOR_START, TreeDiff(), (FileChange("notes.txt", "created"),)),
+        "save the document under a new name")}
+    return AppExploration("mousepad", "desktop", ("mousepad",), states, functions, (), EDITOR_START, 2, 60.0, 9.0,
+                          True)
+
+
+def desktop_apps() -> RealCatalog:
+    return RealCatalog({"pcmanfm": file_manager(), "mousepad": text_editor()})

@@ -62,9 +62,10 @@ def test_synthesis_makes_runnable_osworld_tasks_of_every_kind(tmp_path: Path) ->
     data = osworld_json(folder)
     name = folder.calls[0].params["name"]
     assert data["evaluator"]["result"]["command"] == ["stat", "-c", "%n", "--", f"/home/user/{name}"]
-    assert data["uivenus"]["reference"][1:6] == [
-        "Hotkey(keys=['ctrl', 'shift', 'n'])", "Click(point=(669, 434))", "Hotkey(keys=['ctrl', 'a'])",
-        f"Type(content={name!r})", "Click(point=(851, 480))"]
+    assert data["uivenus"]["reference"] == [
+        "Wait(seconds=3)", "Hotkey(keys=['ctrl', 'shift', 'n'])", "Wait(seconds=3)", "Click(point=(669, 434))",
+        "Hotkey(keys=['ctrl', 'a'])", f"Type(content={name!r})", "Wait(seconds=1)", "Click(point=(851, 480))",
+        "Wait(seconds=1)"]
     long = next(t for t in synthesis.tasks if t.kind is TaskKind.LONG_HORIZON)
     steps = osworld_json(long)["uivenus"]["reference"]
     assert "Hotkey(keys=['alt', 'f4'])" in steps and "LaunchApp(app='pcmanfm')" in steps

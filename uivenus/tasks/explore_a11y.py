@@ -12,11 +12,12 @@ recorded as a `Failure` and exploration goes on with the next widget or state, u
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
 import urllib.parse
 from collections import Counter, deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,20 +85,26 @@ def _keyed(elements: Sequence[UIElement]) -> dict[tuple[str, str, int], UIElemen
     return out
 
 
+def _marks(e: UIElement) -> str:
+    return ",".join(s for s in e.states if s in _MARKS) or "(none)"
+
+
+def _named(elements: Iterable[UIElement]) -> tuple[str, ...]:
+    return tuple(sorted({_label(e) for e in elements if e.name})[:_DIFF_LIMIT])
+
+
 def tree_diff(before: Sequence[UIElement], after: Sequence[UIElement]) -> TreeDiff:
     """Named elements that appeared or went, and the values and marks (checked, selected, …) that changed."""
     old, new = _keyed(before), _keyed(after)
-    named = lambda keys: sorted({_label(e) for k, e in keys if e.name})[:_DIFF_LIMIT]  # noqa: E731
     changed = []
     for key in old.keys() & new.keys():
         a, b = old[key], new[key]
-        marks = lambda e: ",".join(s for s in e.states if s in _MARKS) or "(none)"  # noqa: E731
         if a.value != b.value:
             changed.append(f"{_label(a)}: {a.value[:40]!r} -> {b.value[:40]!r}")
-        if marks(a) != marks(b):
-            changed.append(f"{_label(a)}: {marks(a)} -> {marks(b)}")
-    return TreeDiff(added=named((k, new[k]) for k in new.keys() - old.keys()),
-                    removed=named((k, old[k]) for k in old.keys() - new.keys()), changed=sorted(changed)[:_DIFF_LIMIT])
+        if _marks(a) != _marks(b):
+            changed.append(f"{_label(a)}: {_marks(a)} -> {_marks(b)}")
+    return TreeDiff(added=_named(new[k] for k in new.keys() - old.keys()),
+                    removed=_named(old[k] for k in old.keys() - new.keys()), changed=sorted(changed)[:_DIFF_LIMIT])
 
 
 def file_changes(before: Mapping[str, tuple[int, int]], after: Mapping[str, tuple[int, int]]) -> tuple[FileChange, ...]:
@@ -223,19 +230,26 @@ class _Explorer:
 
     def candidates(self, state: ExploredState) -> list[tuple[WidgetKind, UIElement]]:
         """The state's widgets not tried in an earlier state (a menu bar's items are tried once, not under each
-        menu), forms first, what would end the app last."""
-        plans = []
+        menu), one kind after another in turn (forms and menus first) so a short budget still meets every kind,
+        and what would end the app last."""
+        by_kind: dict[WidgetKind, list[UIElement]] = {}
         for element in state.elements:
             kind = WidgetKind.FORM if element.role == "form" else WIDGET_KINDS.get(element.role)
             if kind is None:
                 continue
-            key = (urllib.parse.urlsplit(element.app)[:2] if "://" in element.app else element.app, element.role, element.name, Locator.of(element, state.elements).nth, element.value
-                   if kind is WidgetKind.LINK else "")
+            key = (urllib.parse.urlsplit(element.app)[:2] if "://" in element.app else element.app, element.role,
+                   element.name, Locator.of(element, state.elements).nth, element.value if kind is WidgetKind.LINK
+                   else "")
             if key in self.tried:
                 continue
             self.tried.add(key)
-            plans.append((kind, element))
-        plans.sort(key=lambda p: (bool(_ENDS_APP.search(p[1].name)), _PRIORITY[p[0]]))
+            same = by_kind.setdefault(kind, [])
+            if not any(e.name == element.name and e.contains(element.center) for e in same):  # type: ignore[arg-type]
+                same.append(element)  # not the same widget twice over (LibreOffice shows its menu bar twice)
+        turns = [[(kind, e) for e in by_kind[kind] if not _ENDS_APP.search(e.name)]
+                 for kind in sorted(by_kind, key=_PRIORITY.__getitem__)]
+        plans = [plan for group in itertools.zip_longest(*turns) for plan in group if plan is not None]
+        plans += [(kind, e) for kind, elements in by_kind.items() for e in elements if _ENDS_APP.search(e.name)]
         return plans[:self.limits.max_widgets_per_state]
 
     def reach(self, state: ExploredState) -> bool:

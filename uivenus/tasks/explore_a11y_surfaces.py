@@ -198,8 +198,7 @@ class WebSurface:
 
     def inside(self) -> bool:
         """Whether the page is still on the app's own origin (a link out is a function, not a state to explore)."""
-        origin = lambda url: urllib.parse.urlsplit(url)[:2]  # noqa: E731
-        return origin(self.location()) == origin(self.launch[0])
+        return urllib.parse.urlsplit(self.location())[:2] == urllib.parse.urlsplit(self.launch[0])[:2]
 
     def close(self) -> None:
         if self._own:

@@ -2,7 +2,8 @@
 nothing does not, each played from a fresh isolated task root.
 
 `ReplayExecutor` is the gate's `Executor` plug for OSWorld-format tasks (`tasks.real_synthesis`): on the Xvfb
-desktop env, every reset makes a new root, so the reference run and the no-op run share nothing. The rest is
+desktop env, every reset makes a new root, so the reference run and the no-op run share nothing. A reference that
+fails is played once more: passing then marks it flaky (rejected, but its values teach nothing). The rest is
 today's gate (`tasks.gate.Gate`: duplicates, learned constraints, unsafe functions, the rejection log), and what a
 rejected single-function task teaches is the constraint feedback learns from an unexplained failure
 (`tasks.gate.unexplained_constraint`): never ask for exactly these values again. `gate_rounds` runs the closed
@@ -24,10 +25,11 @@ from uivenus.tasks.gate import Execution, Gate, GateResult, RejectionCode, unexp
 from uivenus.tasks.spec import SynthTask
 from uivenus.tasks.synthesis import Synthesizer
 
-__all__ = ["RUN_SPECS", "RealRound", "ReplayExecutor", "gate_rounds", "learn_unexplained"]
+__all__ = ["FLAKY", "NOOP_POLICY", "REFERENCE_POLICY", "RealRound", "ReplayExecutor", "gate_rounds", "learn_unexplained"]
 
-#: The two runs every task gets: (label, policy spec).
-RUN_SPECS: tuple[tuple[str, str], ...] = (("reference", "oracle"), ("noop", "noop"))
+#: The policy that plays a task's reference solution, the one that does nothing, and the diagnostics key marking a
+#: reference that failed once and passed once (no constraint is learned from it: the values are not at fault).
+REFERENCE_POLICY, NOOP_POLICY, FLAKY = "oracle", "noop", "flaky"
 
 
 def _verdict(trajectory: Any) -> dict[str, Any]:
@@ -80,16 +82,24 @@ class ReplayExecutor:
         return _verdict(trajectory)
 
     def _one(self, task: SynthTask) -> Execution:
-        runs = {label: self.run(task, policy) for label, policy in RUN_SPECS}
-        reference, noop = runs["reference"], runs["noop"]
+        """Reference first; a failed one is played once more from another fresh root (a pass then means a flaky
+        reference, not invalid values); the no-op only when the reference passed."""
+        reference = self.run(task, REFERENCE_POLICY)
+        runs: dict[str, Any] = {"reference": reference}
         if not reference["passed"]:
-            reason = f"the reference solution fails the checker: {reference['reason']}"
-        elif noop["passed"]:
-            reason = f"doing nothing passes the checker too: {noop['reason']}"
-        else:
-            reason = f"the reference passes ({reference['reason']}) and a no-op does not ({noop['reason']})"
-        passed = reference["passed"] and not noop["passed"]
-        return Execution(task.id, passed, reason, reference["error"] or noop["error"], reference["steps"], runs)
+            runs["reference_again"] = again = self.run(task, REFERENCE_POLICY)
+            if again["passed"]:
+                return Execution(task.id, False, "the reference solution is flaky: it failed once "
+                                 f"({reference['reason']}) and passed from another fresh root", reference["error"],
+                                 reference["steps"], {**runs, FLAKY: True})
+            return Execution(task.id, False, f"the reference solution fails the checker: {reference['reason']}",
+                             reference["error"] or again["error"], reference["steps"], runs)
+        runs["noop"] = noop = self.run(task, NOOP_POLICY)
+        if noop["passed"]:
+            return Execution(task.id, False, f"doing nothing passes the checker too: {noop['reason']}", noop["error"],
+                             reference["steps"], runs)
+        return Execution(task.id, True, f"the reference passes ({reference['reason']}) and a no-op does not "
+                         f"({noop['reason']})", None, reference["steps"], runs)
 
     def execute(self, tasks: Sequence[SynthTask]) -> list[Execution]:
         from rich.progress import Progress
@@ -108,7 +118,8 @@ def learn_unexplained(catalog: Catalog, results: Sequence[GateResult]) -> list[G
     added to `catalog` (the real apps' pages show no field messages to learn a narrower one from)."""
     out = []
     for result in results:
-        failed = any(r.code is RejectionCode.NOT_EXECUTABLE for r in result.reasons) and result.execution is not None
+        failed = (any(r.code is RejectionCode.NOT_EXECUTABLE for r in result.reasons) and result.execution is not None
+                  and not result.execution.diagnostics.get(FLAKY))
         taught = unexplained_constraint(result.task, result.execution.reason) if failed and not result.learned else None
         if taught is not None and catalog.has(taught.key) and catalog.add_constraint(taught):
             result = GateResult(result.task, result.accepted, result.reasons, result.execution, (taught,))

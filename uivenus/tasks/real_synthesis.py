@@ -46,8 +46,9 @@ __all__ = [
     "osworld_json", "real_task", "reference_actions", "write_osworld_tasks",
 ]
 
-#: Seconds the reference waits for an app's window before acting, and after its last gesture.
-SETTLE_S, AFTER_S = 3, 1
+#: Seconds the reference waits for an app's window before acting, after each gesture of a route (a new screen
+#: opens), after typing into a field, and after its last gesture.
+SETTLE_S, ROUTE_S, TYPED_S, AFTER_S = 3, 3, 1, 1
 
 
 class Unplaceable(ValueError):
@@ -95,7 +96,8 @@ def _gesture_actions(gesture: Gesture, elements: Sequence[Any], everywhere: Sequ
     if gesture.kind is GestureKind.CLICK:
         return at
     if gesture.kind is GestureKind.TYPE:
-        return [*at, *([Hotkey(keys=("ctrl", "a"))] if at else []), Type(content=gesture.text)]
+        # a field may react to typing (completion pop-ups, validation): let it settle before the next gesture
+        return [*at, *([Hotkey(keys=("ctrl", "a"))] if at else []), Type(content=gesture.text), Wait(seconds=TYPED_S)]
     return [*at, Type(content=gesture.text + "\n")]  # SELECT: a list or combo takes its option's typed name
 
 
@@ -105,6 +107,7 @@ def reference_actions(exploration: AppExploration, fn: AppFunction, params: Mapp
     actions: list[Action] = []
     for i, gesture in enumerate(fn.route):
         actions += _gesture_actions(gesture, _state_elements(exploration, fn.route[:i], exploration.start), everywhere)
+        actions.append(Wait(seconds=ROUTE_S))  # each route gesture opens a screen (a menu, a dialog): let it draw
     carried = param_gestures(fn)
     here = _state_elements(exploration, fn.route, fn.state)
     for i, gesture in enumerate(fn.gestures):
@@ -197,8 +200,7 @@ def real_task(uses: Sequence[_Use], phrasings: Sequence[str], kind: TaskKind, pr
         if before is not None and before.exploration.app != use.exploration.app:
             actions += [Hotkey(keys=("alt", "f4")), Wait(seconds=AFTER_S),
                         LaunchApp(app=_program(use.exploration)), Wait(seconds=SETTLE_S)]
-        actions += use.actions
-    actions.append(Wait(seconds=AFTER_S))
+        actions += [*use.actions, Wait(seconds=AFTER_S)]  # its effect lands before anything else is pressed
     calls = [u.call for u in uses]
     apps = list(dict.fromkeys(_program(u.exploration) for u in uses))
     config = _config(first)
