@@ -13,7 +13,8 @@ SYS_PACKAGES := chromium chromium-driver xvfb xdotool x11-utils openbox tint2 fe
 # What OSWorld-format tasks and their tests add (`make test`, not `make demo`): the office, image, media and mail
 # apps, a terminal, the sandbox every task runs in (bubblewrap, nsenter from util-linux) and the accessibility bus.
 OSWORLD_PACKAGES := libreoffice-calc libreoffice-writer libreoffice-impress gimp vlc thunderbird xterm bubblewrap \
-	util-linux at-spi2-core python3-pyatspi
+	util-linux at-spi2-core python3-pyatspi libreoffice-gtk3 mousepad \
+	gir1.2-gtk-3.0
 OSWORLD_STAMP := $(VENV)/.osworld-packages
 PIP_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels,)
 

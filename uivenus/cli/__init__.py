@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from uivenus.cli import actions, captcha, demo, env, evaluate, run, runs, serve, synth, tasks, tasks_run, train, verify
+from uivenus.cli import actions, captcha, demo, env, evaluate, run, runs, serve, synth, tasks, tasks_real, tasks_run, train, verify
 from uivenus.cli.errors import DEBUG_ENV, ErrorBoundaryGroup
 
 app = typer.Typer(
@@ -34,6 +34,8 @@ app.add_typer(synth.app, name="synth")
 app.add_typer(evaluate.app, name="eval")
 tasks.app.command("run")(tasks_run.run)
 tasks.app.command("loop")(tasks_run.loop)
+tasks.app.command("synth-real")(tasks_real.synth_real)
+tasks.app.command("gate-real")(tasks_real.gate_real)
 app.add_typer(tasks.app, name="tasks")
 app.add_typer(train.app, name="train")
 app.command("verify")(verify.verify)

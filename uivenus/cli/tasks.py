@@ -1,4 +1,5 @@
-"""`uivenus tasks explore|synth|gate|diff`: capability catalogs, task synthesis and the validity gate."""
+"""`uivenus tasks explore|explore-app|synth|gate|diff`: capability catalogs (sandbox apps through their state hook,
+real apps through their accessibility trees), task synthesis and the validity gate."""
 
 from __future__ import annotations
 
@@ -166,3 +167,46 @@ def diff(
     from uivenus.tasks.catalog_diff import diff_catalogs
 
     console.print(str(diff_catalogs(_load_catalog(before), _load_catalog(after))), highlight=False)
+
+
+@app.command("explore-app")
+def explore_real_app(
+    apps: Annotated[list[str], typer.Argument(help="Apps to explore: calc, writer, mousepad, pcmanfm, xterm, "
+                                                   "datasette, any program on PATH, or an http(s) URL.")],
+    out: Annotated[Path, typer.Option("--out", file_okay=False, help="Folder for catalog.json and summary.md.")],
+    depth: Annotated[int, typer.Option("--depth", min=1, help="States this many gestures from the start are "
+                                                              "recorded but not expanded.")] = 2,
+    seconds: Annotated[float, typer.Option("--time", min=1.0, help="Seconds of exploration per app.")] = 120.0,
+) -> None:
+    """Explore real apps breadth-first through their accessibility trees (desktop apps in an isolated root)."""
+    from uivenus.envs.base import EnvError
+    from uivenus.files import write_text
+    from uivenus.reports.app_catalog import catalog_markdown
+    from uivenus.tasks.app_catalog import AppExploration, CatalogError, Failure, FailureKind, RealCatalog
+    from uivenus.tasks.explore_a11y import ExploreLimits, explore_app
+    from uivenus.tasks.explore_a11y_apps import app_surface
+
+    path = out / "catalog.json"
+    try:
+        catalog = RealCatalog.load(path) if path.exists() else RealCatalog()
+    except CatalogError as exc:
+        raise typer.BadParameter(f"{path}: {exc}; delete it or pick another --out") from None
+    limits = ExploreLimits(max_depth=depth, time_s=seconds)
+    table = Table(title=f"{path}")
+    for column in ("app", "states", "functions", "failures", "seconds"):
+        table.add_column(column)
+    for name in apps:
+        with console.status(f"exploring {name} ({seconds:g} s at most)"):
+            try:
+                with app_surface(name) as surface:
+                    found = explore_app(name, surface, limits)
+            except EnvError as exc:  # the app could not even be set up: recorded, the next app goes on
+                found = AppExploration(name, "desktop", (name,), failures=(Failure(FailureKind.LAUNCH, detail=str(exc)),))
+        catalog.add(found)
+        catalog.save(path)  # after every app: a later app's crash loses nothing
+        write_text(out / "summary.md", catalog_markdown(catalog))
+        counts = found.counts()
+        table.add_row(name, str(counts["states"]), str(counts["functions"]), str(counts["failures"]),
+                      f"{found.elapsed_s:.0f}")
+    console.print(table)
+    console.print(f"wrote {path} and {out / 'summary.md'}")

@@ -16,7 +16,9 @@ from typing import Any, Protocol, runtime_checkable
 from PIL import Image
 
 from uivenus.actions.points import iter_points
-from uivenus.actions.space import Action, Platform, check_platform
+from uivenus.actions.space import (
+    Action, Click, DoubleClick, LongPress, Platform, RightClick, SelectOption, TripleClick, check_platform,
+)
 from uivenus.actions.values import ActionError
 from uivenus.records import TaskSpec
 
@@ -49,6 +51,8 @@ FOCUSED_ELEMENT = "focused_element"
 #: that point when it made one, else a read just before the action), so verifiers know what each action acted on
 #: without OCR.
 HIT_ELEMENT = "hit"
+#: Actions that act on the element under their point (what `HIT_ELEMENT` records).
+ACTS_ON_POINT = (Click, DoubleClick, TripleClick, RightClick, LongPress, SelectOption)
 
 
 @dataclass(frozen=True)

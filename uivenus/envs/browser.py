@@ -29,15 +29,17 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from uivenus.actions.space import (
-    Action, ActionSequence, Click, DoubleClick, Launch, LaunchApp, LongPress, PressBack, PressHome, PressRecent,
-    RightClick, SelectOption, TripleClick, Wait,
+    Action, ActionSequence, Launch, LaunchApp, LongPress, PressBack, PressHome, PressRecent, Wait,
 )
 from uivenus.envs.base import (
-    FOCUSED_ELEMENT, HIT_ELEMENT, EnvBase, EnvCrashedError, EnvError, Observation, PlatformMismatchError, SetupError,
+    ACTS_ON_POINT, FOCUSED_ELEMENT, HIT_ELEMENT, EnvBase, EnvCrashedError, EnvError, Observation, PlatformMismatchError,
+    SetupError,
 )
+from uivenus.envs.ax_tree import page_elements
 from uivenus.envs.browser_actions import BrowserActionError, PageActions, Session
 from uivenus.envs.browser_config import MODES, BrowserConfig
 from uivenus.envs.chromium import Chromium
+from uivenus.envs.elements import UIElement
 from uivenus.envs.hosts import TASK_HOSTS, HostPolicy
 from uivenus.envs.page_script import PageScript, page_script
 from uivenus.envs.pointer import DOUBLE_TAP_WINDOW_S, Mouse, Touch
@@ -62,8 +64,6 @@ _SLACK_S = 1.0
 # --- fixed page scripts (envs/js/; data goes in as arguments, never as code) ----------------------
 
 _JS_READ_PAGE = page_script("uivenus.envs", "read_page.js")
-#: Actions that act on the element under their point (what `HIT_ELEMENT` records).
-_ACTS_ON_POINT = (Click, DoubleClick, TripleClick, RightClick, LongPress, SelectOption)
 _JS_WATCH_TABS = page_script("uivenus.envs", "watch_tabs.js")
 _JS_SETTLE = page_script("uivenus.envs", "settle.js")
 _JS_HAS_APP = page_script("uivenus.envs", "has_app.js")
@@ -190,6 +190,14 @@ class BrowserEnv(PageActions, EnvBase):
         if point is None:
             return self.query_dom(_JS_READ_PAGE, {"point": None})
         return self._call(lambda: self._element_at((float(point[0]), float(point[1]))), self._query_budget())
+
+    def url(self) -> str:
+        """The page's URL now (no screenshot taken)."""
+        return self._call(lambda: self._live().page.url, self._query_budget())
+
+    def elements(self) -> tuple[UIElement, ...]:
+        """The page's UI elements from Chromium's accessibility tree (only on request: a step reads none)."""
+        return self._call(lambda: page_elements(self._live().page), self._query_budget())
 
     def app_state(self) -> Mapping[str, Any]:
         state = self.query_dom(_JS_APP_STATE, None)
@@ -485,7 +493,7 @@ class BrowserEnv(PageActions, EnvBase):
         """Carry out `action` and capture the screen after it; a pointer action's info records what its point hit
         (`HIT_ELEMENT`: the element there on the screen the action was chosen on, read before the action unless the
         guard already read it)."""
-        point = action.point if isinstance(action, _ACTS_ON_POINT) else None
+        point = action.point if isinstance(action, ACTS_ON_POINT) else None
         hit: Mapping[str, Any] | None = None
         if point is not None:
             try:

@@ -28,11 +28,15 @@ from uivenus.actions import space as S
 from uivenus.actions.registries import check_covers
 from uivenus.actions.space import Action, Platform
 from uivenus.actions.space import ActionType as A
-from uivenus.envs.base import EnvBase, EnvCrashedError, EnvError, Observation, PlatformMismatchError, SetupError
+from uivenus.envs.base import (
+    ACTS_ON_POINT, HIT_ELEMENT, EnvBase, EnvCrashedError, EnvError, Observation, PlatformMismatchError, SetupError,
+)
 from uivenus.envs.desktop_apps import AppLauncher, AppNotAllowedError, is_path
 from uivenus.envs.desktop_input import INPUT_HANDLERS, XInput
 from uivenus.envs.desktop_look import BAR_HEIGHT, DesktopLook, desktop_icons_argv, panel_argvs, wallpaper
+from uivenus.envs.elements import UIElement, hit_record
 from uivenus.envs.materialize import Materialized, MaterializePlan, apply, relative_path
+from uivenus.envs.osworld.a11y_reader import A11yError, A11yReader
 from uivenus.envs.osworld.apps import app_argv
 from uivenus.envs.osworld.session import OSWorldSession
 from uivenus.envs.x11 import SERVER_GONE, Screen, XConnection, Xvfb, log_tail, spawn, stop, x_errors
@@ -101,6 +105,7 @@ class DesktopEnv(EnvBase):
         self._frame: mss.screenshot.ScreenShot | None = None  # the settled grab of the last step, for observe()
         self._materialized: Materialized | None = None  # the current task's materialization plan, applied
         self._osworld: OSWorldSession | None = None  # the current OSWorld task's isolated root and context
+        self._a11y: A11yReader | None = None  # reads the OSWorld root's accessibility tree, started on first use
         self.last_action: Action | None = None  # the last action the episode executed (a refusal ends OSWorld tasks)
         self._closed = False
         atexit.register(self.close)
@@ -310,6 +315,9 @@ class DesktopEnv(EnvBase):
                 root.spawn(icons)
 
     def _close_osworld(self) -> None:
+        if self._a11y is not None:
+            self._a11y.close()
+            self._a11y = None
         if self._osworld is not None:
             self._osworld.close()
             self._osworld = None
@@ -362,6 +370,30 @@ class DesktopEnv(EnvBase):
             app=self._task.app if self._task is not None else None,
             info={"display": self.display, "focused": focused},
         )
+
+    def elements(self) -> tuple[UIElement, ...]:
+        """The shown UI elements of the task's apps, read over its root's AT-SPI bus (only on request: a step reads
+        only what its point hits). `A11yError` when the tree cannot be read (no pyatspi, a hung app)."""
+        return self._reader().elements()
+
+    def _reader(self) -> A11yReader:
+        if self._osworld is None:
+            raise EnvError("elements() reads the accessibility bus of an OSWorld task's root: reset with a task "
+                           "whose setup has 'osworld' (uivenus.tasks.osworld loads them)")
+        if self._a11y is None:
+            self._a11y = A11yReader(self._osworld.root)
+        return self._a11y
+
+    def _hit(self, action: Action) -> dict[str, Any] | None:
+        """What a pointer action's point hits, read just before it acts (None when there is no tree to ask)."""
+        point = getattr(action, "point", None) if isinstance(action, ACTS_ON_POINT) else None
+        if point is None or self._osworld is None:
+            return None
+        try:
+            return hit_record(self._reader().hit(point))
+        except A11yError as exc:
+            log.info("no hit record: %s", exc)
+            return None
 
     def state(self) -> Mapping[str, Any]:
         """The display, its top-level windows (title, class, client geometry), the focused window's title and,
@@ -424,8 +456,10 @@ class DesktopEnv(EnvBase):
             return None
         with x_errors(self.display):
             before = None if action.type is A.WAIT else self._screen.grab().raw  # a Wait sends no input
+            hit = self._hit(action)
             try:
-                return self._act(action)
+                info = self._act(action)
+                return info if hit is None else {**(info or {}), HIT_ELEMENT: hit}
             finally:  # also after a failed Sequence member: what did run is on screen before observe()
                 self._x.sync()
                 self._frame = self._settle(before, hold_s=self.config.settle_hold_s)

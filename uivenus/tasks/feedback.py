@@ -34,8 +34,8 @@ from enum import StrEnum
 from typing import Any
 
 from uivenus.records import Outcome, RecordError, Trajectory
-from uivenus.tasks.catalog import Catalog, Constraint, ConstraintKind
-from uivenus.tasks.gate import Execution, learn_constraints
+from uivenus.tasks.catalog import Catalog, Constraint
+from uivenus.tasks.gate import Execution, learn_constraints, unexplained_constraint
 from uivenus.tasks.spec import SynthTask
 
 __all__ = [
@@ -240,12 +240,8 @@ def learn(catalog: Catalog, trajectory: Trajectory, failure: Failure, execution:
     diagnostics = reference.get("diagnostics") if reference.get("diagnostics") else evidence.page
     run = Execution(task.id, False, failure.reason, reference.get("error"), len(trajectory.steps), diagnostics)
     taught = learn_constraints(task, run)
-    if not taught and len(task.calls) == 1:  # unexplained: never ask for exactly these values again
-        call = task.calls[0]
-        taught = [Constraint(call.app, call.function, ConstraintKind.PRECONDITION,
-                             {"op": "not_combination", "values": dict(call.params)},
-                             reason=f"the reference solution fails with {dict(call.params)}: {failure.reason}",
-                             source=task.id)]
+    if not taught and (unexplained := unexplained_constraint(task, failure.reason)) is not None:
+        taught = [unexplained]
     return tuple(c for c in taught if catalog.has(c.key) and catalog.add_constraint(c))
 
 

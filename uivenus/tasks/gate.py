@@ -31,7 +31,7 @@ from uivenus.tasks.unsafe import unsafe_categories
 
 __all__ = [
     "MESSAGE_RULES", "Execution", "Executor", "Gate", "GateResult", "PolicyExecutor", "Reason", "RejectionCode",
-    "ReferenceExecutor", "learn_constraints",
+    "ReferenceExecutor", "learn_constraints", "unexplained_constraint",
 ]
 
 
@@ -238,6 +238,17 @@ def learn_constraints(task: SynthTask, execution: Execution) -> list[Constraint]
                                   reason=f"{', '.join(disabled)} stayed disabled with {dict(call.params)}",
                                   source=task.id))
     return learned
+
+
+def unexplained_constraint(task: SynthTask, reason: str) -> Constraint | None:
+    """What a failure nothing explains teaches a single-function task: never ask for exactly these values again
+    (None for a composition, whose culprit is unknown)."""
+    if len(task.calls) != 1:
+        return None
+    call = task.calls[0]
+    return Constraint(call.app, call.function, ConstraintKind.PRECONDITION,
+                      {"op": "not_combination", "values": dict(call.params)},
+                      reason=f"the reference solution fails with {dict(call.params)}: {reason}", source=task.id)
 
 
 # --- the gate ------------------------------------------------------------------------------------------------

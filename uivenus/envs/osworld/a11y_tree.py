@@ -65,15 +65,26 @@ def dump() -> str:
         except Exception:  # noqa: BLE001
             pass
         if depth < MAX_DEPTH:
-            for child in accessible:
-                if child is not None and seen[0] < MAX_NODES:
-                    element.append(node(child, depth + 1))
+            for child in children(accessible):
+                if seen[0] < MAX_NODES:
+                    try:
+                        element.append(node(child, depth + 1))
+                    except Exception:  # noqa: BLE001 - it went away while being read (a closing dialog): skip it
+                        continue
         return element
 
+    def children(accessible):  # noqa: ANN001, ANN202
+        try:
+            return [child for child in accessible if child is not None]
+        except Exception:  # noqa: BLE001 - the parent went away while being read
+            return []
+
     desktop = ET.Element("desktop-frame", {"name": ""})
-    for app in pyatspi.Registry.getDesktop(0):
-        if app is not None:
+    for app in children(pyatspi.Registry.getDesktop(0)):
+        try:
             desktop.append(node(app, 1))
+        except Exception:  # noqa: BLE001 - an app that quit while being read
+            continue
     return ET.tostring(desktop, encoding="unicode")
 
 

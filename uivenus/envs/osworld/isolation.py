@@ -42,9 +42,10 @@ _SUDO_DIR = "/run/uivenus/bin"  # where the setup commands' sudo lives inside th
 _BUS = "unix:path=/tmp/.uivenus-session-bus"  # the root's session bus, inside the sandbox
 _A11Y_BUS = "unix:path=/tmp/.uivenus-a11y-bus"  # its AT-SPI bus
 _A11Y_CONFIG = "/usr/share/defaults/at-spi2/accessibility.conf"  # at-spi2-core's bus configuration
-#: Every process in the root talks to the root's buses, with the accessibility bridges of GTK and Qt on.
+#: Every process in the root talks to the root's buses, with the accessibility bridges of GTK and Qt on, and
+#: LibreOffice on its GTK 3 toolkit (its plain X11 one exposes no accessibility tree), as on the OSWorld VM.
 _ACCESSIBLE = {"DBUS_SESSION_BUS_ADDRESS": _BUS, "AT_SPI_BUS_ADDRESS": _A11Y_BUS, "GTK_MODULES": "gail:atk-bridge",
-               "NO_AT_BRIDGE": "0", "QT_ACCESSIBILITY": "1"}
+               "NO_AT_BRIDGE": "0", "QT_ACCESSIBILITY": "1", "SAL_USE_VCLPLUGIN": "gtk3"}
 _SUDO = """#!/bin/sh
 # uivenus sandbox sudo: the sandbox has one user and read-only system folders; drop sudo's options, run the rest.
 while [ $# -gt 0 ]; do
@@ -88,6 +89,8 @@ class Root(Protocol):
 
     def spawn(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> subprocess.Popen[bytes]: ...
 
+    def serve(self, argv: Sequence[str]) -> subprocess.Popen[bytes]: ...
+
     def host_path(self, path: str) -> Path: ...
 
     def close(self) -> None: ...
@@ -101,6 +104,17 @@ class _Processes:
 
     def start(self, argv: list[str], display: str) -> subprocess.Popen[bytes]:
         process = spawn(argv, display, self.logs / f"app-{len(self.started)}.log")
+        self.started.append(process)
+        return process
+
+    def serve(self, argv: list[str], display: str) -> subprocess.Popen[bytes]:
+        """A helper that answers on its stdin/stdout pipes (its errors go to the log)."""
+        with open(self.logs / f"helper-{len(self.started)}.log", "ab") as err:
+            try:
+                process = subprocess.Popen(argv, env={**os.environ, "DISPLAY": display}, stdin=subprocess.PIPE,
+                                           stdout=subprocess.PIPE, stderr=err, start_new_session=True)
+            except OSError as exc:
+                raise CommandFailed(f"cannot start {argv}: {exc}") from None
         self.started.append(process)
         return process
 
@@ -233,6 +247,10 @@ class IsolatedRoot:
         """Start a long-lived app inside the sandbox; it is stopped on `close()`."""
         return self._processes.start(self._enter(command_argv(argv), setup=False, env=env or {}), self.display)
 
+    def serve(self, argv: Sequence[str]) -> subprocess.Popen[bytes]:
+        """Start a helper inside the sandbox that answers over its stdin/stdout; it is stopped on `close()`."""
+        return self._processes.serve(self._enter(command_argv(argv), setup=False), self.display)
+
     def host_path(self, path: str) -> Path:
         """Where a path of the sandbox (`/home/user/...`, `/tmp/...`, or relative to the home) lies on the host."""
         return _map(path, {HOME: self.home, SANDBOX_TMP: self.tmp})
@@ -265,6 +283,10 @@ class UnsafeHost:
         merged = {**self._env, **(env or {})}
         prefix = ["env", "-C", str(self.home), "--", *(f"{k}={v}" for k, v in merged.items())]
         return self._processes.start([*prefix, *command_argv(argv)], self.display)
+
+    def serve(self, argv: Sequence[str]) -> subprocess.Popen[bytes]:
+        prefix = ["env", "-C", str(self.home), "--", *(f"{k}={v}" for k, v in self._env.items())]
+        return self._processes.serve([*prefix, *command_argv(argv)], self.display)
 
     def host_path(self, path: str) -> Path:
         return _map(path, {HOME: self.home})
