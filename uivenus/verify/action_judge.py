@@ -30,19 +30,17 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from uivenus.actions.space import ActionType
-from uivenus.verify.acts import ACTING_TYPES, unconfirmed_typing
+from uivenus.verify.acts import ACTING_TYPES, DESTRUCTIVE, DISMISSING, ICON_NAMES, first_word, names, unconfirmed_typing
 from uivenus.verify.base import ActRecord, Evidence, Target, Verdict, Vote
+from uivenus.verify.effects import removed, typed_state
 from uivenus.verify.keypoints import ALL_FIELDS, Act, KeyPoint, KeyPointKind, extract_key_points, key_point_texts, structure_clauses
-from uivenus.verify.text_evidence import PointStatus, found_in, ocr_lines, point_status
+from uivenus.verify.text_evidence import PointStatus, ocr_lines, point_status
 
 __all__ = [
     "DESTRUCTIVE", "DISMISSING", "ICON_NAMES", "NAVIGATION_VERBS", "ActionJudge", "PointCheck", "check_point",
     "ended_on_operand", "names",
 ]
 
-#: A target's text may be this many characters longer than the literal it must contain (a button's icon text, a
-#: label's colon); longer texts are containers that contain everything.
-SLACK_CHARS = 40
 _EDIT_TYPES = frozenset({ActionType.TYPE.value, ActionType.SELECT_OPTION.value})
 _TOGGLE_ROLES = frozenset({"checkbox", "option"})
 #: Pointer acts that click what lies under their point.
@@ -59,24 +57,6 @@ class PointCheck(NamedTuple):
 
 def _q(text: str | None) -> str:
     return repr((text or "")[:50])
-
-
-#: Literals that name a control by its icon, and the words its accessible name uses instead ("the "x"" is the
-#: close button, whose text is "Close").
-ICON_NAMES: Mapping[str, tuple[str, ...]] = {"x": ("close",), "×": ("close",), "✕": ("close",)}
-
-
-def names(target: Target, literal: str) -> bool:
-    """The target's text, label or identifying attributes name `literal` (equal, or containing it as words in a
-    text not much longer; an icon literal also by its accessible name); a target known not to be a control (a
-    container, blank space) names nothing."""
-    if target.interactive is False:
-        return False
-    for wanted in (literal, *ICON_NAMES.get(literal.strip().casefold(), ())):
-        for text in (target.text, target.label, target.names):
-            if text and len(text) <= len(wanted) + SLACK_CHARS and found_in(wanted, [text]):
-                return True
-    return False
 
 
 def _described(target: Target | None) -> str:
@@ -236,17 +216,8 @@ def _focused(point: KeyPoint, record: _Record, floor: int) -> PointCheck:
     return PointCheck(PointStatus.SATISFIED, f"step {last.index} focused {_described(last.target)}", last.index)
 
 
-#: Controls that throw a pending change away, and controls that destroy: clicking one the task does not name undoes
-#: or damages the work ("Cancel" on the move dialog, "Delete" where the task said archive).
-DISMISSING = frozenset({"cancel", "close", "discard", "dismiss", "×", "✕", "x"})
-DESTRUCTIVE = frozenset({"delete", "remove", "reset", "erase", "trash", "discard", "uninstall"})
 #: Words by which a task asks for removal or a reset without naming the control ("get rid of", "factory defaults").
 _REMOVAL_WORDS = frozenset({"rid", "restore", "factory", "default", "defaults", "clear", "empty", "wipe"})
-
-
-def _first_word(target: Target) -> str:
-    words = (target.text or target.label).split()
-    return words[0].casefold().strip(".,:!") if words else ""
 
 
 def _episode_checks(instruction: str, record: _Record, acts: Sequence[ActRecord], stateful: bool
@@ -260,11 +231,11 @@ def _episode_checks(instruction: str, record: _Record, acts: Sequence[ActRecord]
     out = []
     clicks = [a for a in record.clicks if a.target is not None and a.target.interactive is not False]
     harmful = None if removal else next(
-        (a for a in clicks if _first_word(a.target) in DESTRUCTIVE), None)  # type: ignore[arg-type]
+        (a for a in clicks if first_word(a.target) in DESTRUCTIVE), None)  # type: ignore[arg-type]
     if harmful is not None:
         out.append(("nothing destroyed that the task does not ask for", PointCheck(
             PointStatus.CONTRADICTED, f"step {harmful.index} clicked {_described(harmful.target)}")))
-    if clicks and _first_word(clicks[-1].target) in DISMISSING - asked:  # type: ignore[arg-type]
+    if clicks and first_word(clicks[-1].target) in DISMISSING - asked:  # type: ignore[arg-type]
         last = clicks[-1]
         out.append(("the last change is kept", PointCheck(
             PointStatus.CONTRADICTED, f"the last click (step {last.index}) hit {_described(last.target)}")))
@@ -341,8 +312,12 @@ class ActionJudge:
             else:
                 if screens is None:
                     screens = self._screens(evidence) if (evidence.screenshots or evidence.screen_texts) else []
-                status, why = point_status(point, screens) if screens and any(screens[-1]) else (
+                final = screens[-1] if screens else []
+                status, why = point_status(point, screens) if any(final) else (
                     PointStatus.UNDETERMINED, "no screen text to read")
+                if status is not PointStatus.CONTRADICTED:  # what the acts did to it decides, where they speak
+                    status, why = typed_state(point, evidence.acts, final) or removed(
+                        point, evidence.acts, final) or (status, why)
                 if status in (PointStatus.PARTIAL, PointStatus.GONE):
                     status = PointStatus.UNDETERMINED
                 check = PointCheck(status, why)
