@@ -38,7 +38,7 @@ from uivenus.verify.text_evidence import PointStatus, ocr_lines, point_status
 
 __all__ = [
     "DESTRUCTIVE", "DISMISSING", "ICON_NAMES", "NAVIGATION_VERBS", "ActionJudge", "PointCheck", "check_point",
-    "ended_on_operand", "names",
+    "ended_on_operand", "names", "unasked_acts",
 ]
 
 _EDIT_TYPES = frozenset({ActionType.TYPE.value, ActionType.SELECT_OPTION.value})
@@ -220,25 +220,30 @@ def _focused(point: KeyPoint, record: _Record, floor: int) -> PointCheck:
 _REMOVAL_WORDS = frozenset({"rid", "restore", "factory", "default", "defaults", "clear", "empty", "wipe"})
 
 
-def _episode_checks(instruction: str, record: _Record, acts: Sequence[ActRecord], stateful: bool
-                    ) -> list[tuple[str, PointCheck]]:
-    """What the actions did that no key point asked for: a destructive click where the task's words ask to destroy
-    nothing (archiving is a removal but destroys nothing: "Delete" does not do it), a last click that dismissed the pending change, and (for a task that only
-    states an end state) typed text that nothing confirmed."""
+def unasked_acts(instruction: str, acts: Sequence[ActRecord]) -> list[tuple[str, str]]:
+    """What the actions did that the task's words do not ask for, as (what should hold, why it does not): a
+    destructive click where the task asks to destroy nothing (archiving is a removal but destroys nothing: "Delete"
+    does not do it), and a last click that dismissed the pending change ("Cancel", "×")."""
     asked = set(re.findall(r"[^\W_]+|[×✕]", instruction.casefold()))
     asked |= {name for icon in asked for name in ICON_NAMES.get(icon, ())}
     removal = bool(asked & _REMOVAL_WORDS) or any(w.startswith(d[:5]) for w in asked for d in DESTRUCTIVE)
     out = []
-    clicks = [a for a in record.clicks if a.target is not None and a.target.interactive is not False]
+    clicks = [a for a in _Record(acts).clicks if a.target is not None and a.target.interactive is not False]
     harmful = None if removal else next(
         (a for a in clicks if first_word(a.target) in DESTRUCTIVE), None)  # type: ignore[arg-type]
     if harmful is not None:
-        out.append(("nothing destroyed that the task does not ask for", PointCheck(
-            PointStatus.CONTRADICTED, f"step {harmful.index} clicked {_described(harmful.target)}")))
+        out.append(("nothing destroyed that the task does not ask for",
+                    f"step {harmful.index} clicked {_described(harmful.target)}"))
     if clicks and first_word(clicks[-1].target) in DISMISSING - asked:  # type: ignore[arg-type]
         last = clicks[-1]
-        out.append(("the last change is kept", PointCheck(
-            PointStatus.CONTRADICTED, f"the last click (step {last.index}) hit {_described(last.target)}")))
+        out.append(("the last change is kept", f"the last click (step {last.index}) hit {_described(last.target)}"))
+    return out
+
+
+def _episode_checks(instruction: str, acts: Sequence[ActRecord], stateful: bool) -> list[tuple[str, PointCheck]]:
+    """`unasked_acts` as contradicted checks, and (for a task that only states an end state) typed text that
+    nothing confirmed."""
+    out = [(text, PointCheck(PointStatus.CONTRADICTED, why)) for text, why in unasked_acts(instruction, acts)]
     pending = unconfirmed_typing(acts)
     if stateful and pending is not None:
         out.append(("the edits are confirmed", PointCheck(
@@ -316,14 +321,14 @@ class ActionJudge:
                 status, why = point_status(point, screens) if any(final) else (
                     PointStatus.UNDETERMINED, "no screen text to read")
                 if status is not PointStatus.CONTRADICTED:  # what the acts did to it decides, where they speak
-                    status, why = typed_state(point, evidence.acts, final) or removed(
+                    status, why = typed_state(point, evidence.acts, final, screens[0] if screens else []) or removed(
                         point, evidence.acts, final) or (status, why)
                 if status in (PointStatus.PARTIAL, PointStatus.GONE):
                     status = PointStatus.UNDETERMINED
                 check = PointCheck(status, why)
             report.append((point, check))
         stateful = all(p.act is None for p in points)
-        extra = _episode_checks(evidence.task.instruction, record, evidence.acts, stateful)
+        extra = _episode_checks(evidence.task.instruction, evidence.acts, stateful)
         operand = ended_on_operand(points, evidence.acts)
         if operand is not None:
             extra.append(("the change is applied after the item is picked", PointCheck(

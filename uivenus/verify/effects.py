@@ -4,6 +4,8 @@ A task that states an end state ("Add a contact named Ana Lima with the number 5
 from Downloads") leaves a final screen that shows it only in part: a list hides the new event's time, a toast still
 names the deleted file, another mail from the same sender stays in the inbox. The acts say more, and for any app:
 
+- a new value the clause names (one the first screen did not show) that no act typed or clicked and the final
+  screen does not show was never entered (`typed_state` contradicts);
 - a value the clause names was typed and then confirmed — the next act after the typing is a confirming control
   ("Save", "Send", "Create", "OK", "Move here") or Enter — so the app took it (`typed_state`);
 - the item a removal clause names was picked (a click on an element naming it) and a removing control ("Delete",
@@ -22,7 +24,7 @@ from collections.abc import Sequence
 from uivenus.actions.space import ActionType
 from uivenus.verify.acts import ACTING_TYPES, DESTRUCTIVE, DISMISSING, first_word, names
 from uivenus.verify.base import ActRecord
-from uivenus.verify.keypoints import KeyPoint, KeyPointKind
+from uivenus.verify.keypoints import KeyPoint, KeyPointKind, is_when
 from uivenus.verify.text_evidence import PointStatus, checkable, found_in, spellings
 
 __all__ = ["CONFIRMING", "REMOVING", "confirmed_values", "removed", "typed_state"]
@@ -71,18 +73,26 @@ def _typed(literal: str, values: Sequence[str]) -> bool:
     return any(found_in(literal, spellings(value)) for value in values)
 
 
-def typed_state(point: KeyPoint, acts: Sequence[ActRecord], final: Sequence[str]) -> tuple[PointStatus, str] | None:
-    """An end-state clause is satisfied when some literal it names was typed and confirmed and every other literal
-    was typed and confirmed, clicked, or shows on the final screen; None when no confirmed value names any."""
+def typed_state(point: KeyPoint, acts: Sequence[ActRecord], final: Sequence[str], first: Sequence[str] = ()
+                ) -> tuple[PointStatus, str] | None:
+    """An end-state clause against what was typed: satisfied when some literal it names was typed and confirmed
+    and every other one was typed and confirmed, clicked, or shows on the final screen; contradicted when a new
+    value it names (one the first screen did not show; not a date, time or small number, which pickers set) was
+    never typed, clicked nor shown at the end; else None."""
+    if point.kind is not KeyPointKind.STATE or point.toggles:
+        return None
     literals = [lit for lit in point.literals if checkable(lit)]
     values = confirmed_values(acts)
-    typed = [lit for lit in literals if _typed(lit, values)]
-    if point.kind is not KeyPointKind.STATE or point.toggles or not typed:
-        return None
     clicks = [a.target for a in _done(acts) if a.type in _POINTER and a.target is not None]
+    anything = [a.typed for a in _done(acts) if a.typed is not None]
+    missing = [lit for lit in literals if not is_when(lit) and not found_in(lit, first) and not found_in(lit, final)
+               and not _typed(lit, anything) and not any(names(t, lit) for t in clicks)]
+    if missing:
+        return PointStatus.CONTRADICTED, f"{missing} never typed, clicked nor shown at the end"
+    typed = [lit for lit in literals if _typed(lit, values)]
     rest = [lit for lit in literals if lit not in typed and not found_in(lit, final)
             and not any(names(t, lit) for t in clicks)]
-    if rest:
+    if not typed or rest:
         return None
     return PointStatus.SATISFIED, f"typed and confirmed: {typed}; the rest shown or clicked"
 

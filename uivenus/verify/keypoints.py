@@ -26,7 +26,7 @@ from uivenus.agent.policies.base import Message, Mode, Policy, PolicyRequest, Sa
 
 __all__ = [
     "ALL_FIELDS", "Act", "KeyPoint", "KeyPointError", "KeyPointKind", "ROLE_WORDS", "SUPERLATIVES", "Toggle",
-    "extract_key_points", "key_point_texts", "literal_tokens", "parse_key_point", "parse_vlm_key_points",
+    "extract_key_points", "is_when", "key_point_texts", "literal_tokens", "parse_key_point", "parse_vlm_key_points",
     "structure_clauses", "vlm_key_points", "VLM_KEY_POINTS_PROMPT",
 ]
 
@@ -184,6 +184,16 @@ def literal_tokens(text: str) -> tuple[str, ...]:
         found.extend(_spans(pattern, text, taken))
     found.extend(_names(text, taken))
     return tuple(dict.fromkeys(value for _, value in sorted(found) if value))
+
+
+_WHEN = re.compile(rf"(?:{_DATE.pattern})|\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}:\d{{2}}(?:\s?[ap]m)?|\d{{1,3}}%?|{_MONTH}"
+                   r"|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day", re.IGNORECASE)
+
+
+def is_when(literal: str) -> bool:
+    """A date, clock time, weekday or small number: values a task sets with pickers and sliders as often as by
+    typing them."""
+    return _WHEN.fullmatch(literal.strip()) is not None
 
 
 # --- clauses ------------------------------------------------------------------------------------
