@@ -91,16 +91,19 @@ def eval_verifier(
     k: int = typer.Option(4, min=2, help="Key screenshots kept per episode (the first and final included)."),
     pixels: bool = typer.Option(False, "--pixels", help="Text judges OCR the kept screenshots, not recorded text."),
     limit: int = typer.Option(None, min=1, help="Score only this many episodes, in turn from each kind (slow judges)."),
+    compare: Path = typer.Option(None, help="An earlier run's verifier_report.json: also print each voter's coverage / "
+                                           "false-success / agreement before -> after, per kind."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress."),
 ) -> None:
     """Score judges and voting rules against labelled trajectories: agreement, precision, recall and
     false-success rate, per judge, per rule and per perturbation kind."""
     from uivenus.envs.base import EnvError
-    from uivenus.evals.verifier import calibrate, format_table
+    from uivenus.evals.verifier import calibrate, compare_table, format_table, load_report
     from uivenus.evals.verifier_data import BuildPlan, DataBuildError, build_dataset
     from uivenus.verify.base import VerifyError
 
     try:
+        before = load_report(compare) if compare is not None else None
         if build:
             chosen = {"miniwob_tasks": tuple(_split(miniwob_tasks))} if miniwob_tasks else {}
             plan = BuildPlan(tasks=tuple(_split(tasks)) if tasks else None, miniwob_seeds=miniwob_seeds, seed=seed,
@@ -115,6 +118,8 @@ def eval_verifier(
     except (VerifyError, DataBuildError, EnvError, LookupError) as exc:
         fail(str(exc))
     console.print(format_table(report))
+    if before is not None:
+        console.print(compare_table(before, report))
     console.print(f"{report['n']} labelled episodes ({report['truth']['success']} success, "
                   f"{report['truth']['failure']} failure; {report['hard_negatives']} hard negatives), "
                   f"{len(report['skipped'])} skipped, {report['seconds']:.0f} s")

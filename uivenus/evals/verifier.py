@@ -39,7 +39,8 @@ from uivenus.verify.trace import build_evidence, key_point_progress, screen_text
 from uivenus.verify.voting import RULES, Decision, aggregate
 
 __all__ = [
-    "PLOT_FILE", "REPORT_FILE", "TABLE_FILE", "LabelledEpisode", "calibrate", "find_labelled", "format_table",
+    "PLOT_FILE", "REPORT_FILE", "TABLE_FILE", "LabelledEpisode", "calibrate", "compare_table", "find_labelled",
+    "format_table", "load_report",
     "plot_report", "score",
 ]
 
@@ -260,6 +261,44 @@ def format_table(report: Mapping[str, Any]) -> str:
                       "could tell)."]
     lines += ["FSR: false-success rate (failures judged success); agr: agreement with the labels; "
               "cov: coverage (episodes the voter judged at all)."]
+    return "\n".join(lines)
+
+
+def load_report(path: str | Path) -> dict[str, Any]:
+    """A report `calibrate` wrote (its JSON), for comparing runs; `VerifyError` when it is not one."""
+    try:
+        report = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise VerifyError(f"cannot read the verifier report {path}: {exc}") from exc
+    if not isinstance(report, dict) or not {"by_kind", "by_source", "overall", "voters"} <= set(report):
+        raise VerifyError(f"{path} is no verifier report (write one with `uivenus eval verifier --out DIR`)")
+    return report
+
+
+def _cells(metrics: Mapping[str, Any] | None) -> str:
+    if metrics is None:
+        return "–"
+    return (f"{_pct(metrics['coverage'])} / {_pct(metrics['false_success_rate'])} / "
+            f"{_pct(metrics['agreement_decided'])}")
+
+
+def compare_table(before: Mapping[str, Any], after: Mapping[str, Any]) -> str:
+    """Markdown: per source/kind and overall, each voter of `after` as coverage / false-success rate / agreement
+    on the decided episodes, before → after (a voter or group the earlier report lacks shows –)."""
+    voters = after["voters"]
+    lines = ["| group | n | " + " | ".join(f"{v} before → after" for v in voters) + " |",
+             "|" + "---|" * (len(voters) + 2)]
+
+    def rows(report: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+        return {**report["by_kind"], **{f"all/{s}": m for s, m in report["by_source"].items()},
+                "all": report["overall"]}
+
+    earlier, later = rows(before), rows(after)
+    for name, metrics in later.items():
+        old = earlier.get(name, {})
+        cells = [f"{_cells(old.get(v))} → {_cells(metrics[v])}" for v in voters]
+        lines.append(f"| {name} | {metrics[voters[0]]['n']} | " + " | ".join(cells) + " |")
+    lines.append("Each cell: coverage / false-success rate / agreement on the decided episodes.")
     return "\n".join(lines)
 
 

@@ -30,19 +30,17 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from uivenus.actions.space import ActionType
-from uivenus.verify.acts import ACTING_TYPES, unconfirmed_typing
+from uivenus.verify.acts import ACTING_TYPES, DESTRUCTIVE, DISMISSING, ICON_NAMES, first_word, names, unconfirmed_typing
 from uivenus.verify.base import ActRecord, Evidence, Target, Verdict, Vote
+from uivenus.verify.effects import removed, typed_state
 from uivenus.verify.keypoints import ALL_FIELDS, Act, KeyPoint, KeyPointKind, extract_key_points, key_point_texts, structure_clauses
-from uivenus.verify.text_evidence import PointStatus, found_in, ocr_lines, point_status
+from uivenus.verify.text_evidence import PointStatus, ocr_lines, point_status
 
 __all__ = [
     "DESTRUCTIVE", "DISMISSING", "ICON_NAMES", "NAVIGATION_VERBS", "ActionJudge", "PointCheck", "check_point",
-    "ended_on_operand", "names",
+    "ended_on_operand", "names", "unasked_acts",
 ]
 
-#: A target's text may be this many characters longer than the literal it must contain (a button's icon text, a
-#: label's colon); longer texts are containers that contain everything.
-SLACK_CHARS = 40
 _EDIT_TYPES = frozenset({ActionType.TYPE.value, ActionType.SELECT_OPTION.value})
 _TOGGLE_ROLES = frozenset({"checkbox", "option"})
 #: Pointer acts that click what lies under their point.
@@ -59,24 +57,6 @@ class PointCheck(NamedTuple):
 
 def _q(text: str | None) -> str:
     return repr((text or "")[:50])
-
-
-#: Literals that name a control by its icon, and the words its accessible name uses instead ("the "x"" is the
-#: close button, whose text is "Close").
-ICON_NAMES: Mapping[str, tuple[str, ...]] = {"x": ("close",), "×": ("close",), "✕": ("close",)}
-
-
-def names(target: Target, literal: str) -> bool:
-    """The target's text, label or identifying attributes name `literal` (equal, or containing it as words in a
-    text not much longer; an icon literal also by its accessible name); a target known not to be a control (a
-    container, blank space) names nothing."""
-    if target.interactive is False:
-        return False
-    for wanted in (literal, *ICON_NAMES.get(literal.strip().casefold(), ())):
-        for text in (target.text, target.label, target.names):
-            if text and len(text) <= len(wanted) + SLACK_CHARS and found_in(wanted, [text]):
-                return True
-    return False
 
 
 def _described(target: Target | None) -> str:
@@ -236,38 +216,34 @@ def _focused(point: KeyPoint, record: _Record, floor: int) -> PointCheck:
     return PointCheck(PointStatus.SATISFIED, f"step {last.index} focused {_described(last.target)}", last.index)
 
 
-#: Controls that throw a pending change away, and controls that destroy: clicking one the task does not name undoes
-#: or damages the work ("Cancel" on the move dialog, "Delete" where the task said archive).
-DISMISSING = frozenset({"cancel", "close", "discard", "dismiss", "×", "✕", "x"})
-DESTRUCTIVE = frozenset({"delete", "remove", "reset", "erase", "trash", "discard", "uninstall"})
 #: Words by which a task asks for removal or a reset without naming the control ("get rid of", "factory defaults").
 _REMOVAL_WORDS = frozenset({"rid", "restore", "factory", "default", "defaults", "clear", "empty", "wipe"})
 
 
-def _first_word(target: Target) -> str:
-    words = (target.text or target.label).split()
-    return words[0].casefold().strip(".,:!") if words else ""
-
-
-def _episode_checks(instruction: str, record: _Record, acts: Sequence[ActRecord], stateful: bool
-                    ) -> list[tuple[str, PointCheck]]:
-    """What the actions did that no key point asked for: a destructive click where the task's words ask to destroy
-    nothing (archiving is a removal but destroys nothing: "Delete" does not do it), a last click that dismissed the pending change, and (for a task that only
-    states an end state) typed text that nothing confirmed."""
+def unasked_acts(instruction: str, acts: Sequence[ActRecord]) -> list[tuple[str, str]]:
+    """What the actions did that the task's words do not ask for, as (what should hold, why it does not): a
+    destructive click where the task asks to destroy nothing (archiving is a removal but destroys nothing: "Delete"
+    does not do it), and a last click that dismissed the pending change ("Cancel", "×")."""
     asked = set(re.findall(r"[^\W_]+|[×✕]", instruction.casefold()))
     asked |= {name for icon in asked for name in ICON_NAMES.get(icon, ())}
     removal = bool(asked & _REMOVAL_WORDS) or any(w.startswith(d[:5]) for w in asked for d in DESTRUCTIVE)
     out = []
-    clicks = [a for a in record.clicks if a.target is not None and a.target.interactive is not False]
+    clicks = [a for a in _Record(acts).clicks if a.target is not None and a.target.interactive is not False]
     harmful = None if removal else next(
-        (a for a in clicks if _first_word(a.target) in DESTRUCTIVE), None)  # type: ignore[arg-type]
+        (a for a in clicks if first_word(a.target) in DESTRUCTIVE), None)  # type: ignore[arg-type]
     if harmful is not None:
-        out.append(("nothing destroyed that the task does not ask for", PointCheck(
-            PointStatus.CONTRADICTED, f"step {harmful.index} clicked {_described(harmful.target)}")))
-    if clicks and _first_word(clicks[-1].target) in DISMISSING - asked:  # type: ignore[arg-type]
+        out.append(("nothing destroyed that the task does not ask for",
+                    f"step {harmful.index} clicked {_described(harmful.target)}"))
+    if clicks and first_word(clicks[-1].target) in DISMISSING - asked:  # type: ignore[arg-type]
         last = clicks[-1]
-        out.append(("the last change is kept", PointCheck(
-            PointStatus.CONTRADICTED, f"the last click (step {last.index}) hit {_described(last.target)}")))
+        out.append(("the last change is kept", f"the last click (step {last.index}) hit {_described(last.target)}"))
+    return out
+
+
+def _episode_checks(instruction: str, acts: Sequence[ActRecord], stateful: bool) -> list[tuple[str, PointCheck]]:
+    """`unasked_acts` as contradicted checks, and (for a task that only states an end state) typed text that
+    nothing confirmed."""
+    out = [(text, PointCheck(PointStatus.CONTRADICTED, why)) for text, why in unasked_acts(instruction, acts)]
     pending = unconfirmed_typing(acts)
     if stateful and pending is not None:
         out.append(("the edits are confirmed", PointCheck(
@@ -341,14 +317,18 @@ class ActionJudge:
             else:
                 if screens is None:
                     screens = self._screens(evidence) if (evidence.screenshots or evidence.screen_texts) else []
-                status, why = point_status(point, screens) if screens and any(screens[-1]) else (
+                final = screens[-1] if screens else []
+                status, why = point_status(point, screens) if any(final) else (
                     PointStatus.UNDETERMINED, "no screen text to read")
+                if status is not PointStatus.CONTRADICTED:  # what the acts did to it decides, where they speak
+                    status, why = typed_state(point, evidence.acts, final, screens[0] if screens else []) or removed(
+                        point, evidence.acts, final) or (status, why)
                 if status in (PointStatus.PARTIAL, PointStatus.GONE):
                     status = PointStatus.UNDETERMINED
                 check = PointCheck(status, why)
             report.append((point, check))
         stateful = all(p.act is None for p in points)
-        extra = _episode_checks(evidence.task.instruction, record, evidence.acts, stateful)
+        extra = _episode_checks(evidence.task.instruction, evidence.acts, stateful)
         operand = ended_on_operand(points, evidence.acts)
         if operand is not None:
             extra.append(("the change is applied after the item is picked", PointCheck(

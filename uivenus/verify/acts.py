@@ -15,14 +15,16 @@ from typing import Any
 from PIL import Image
 
 from uivenus.actions.points import iter_points
-from uivenus.actions.space import ActionType, SelectOption, Type
+from uivenus.actions.space import ActionType, Hotkey, SelectOption, Type
 from uivenus.envs.base import HIT_ELEMENT
 from uivenus.records import Step, Trajectory
 from uivenus.verify.base import ActRecord, Target
 from uivenus.verify.signals import HIT_KEY
+from uivenus.verify.text_evidence import found_in
 
 __all__ = [
-    "ACTING_TYPES", "OCR_WINDOW", "act_records", "ocr_target", "step_target", "target_from_dom", "unconfirmed_typing",
+    "ACTING_TYPES", "DESTRUCTIVE", "DISMISSING", "ICON_NAMES", "OCR_WINDOW", "SLACK_CHARS", "act_records", "first_word",
+    "names", "ocr_target", "step_target", "target_from_dom", "unconfirmed_typing",
 ]
 
 #: Action types that act on the element under their point.
@@ -129,7 +131,8 @@ def act_records(trajectory: Trajectory, screens: Sequence[Image.Image | None], *
         out.append(ActRecord(
             index=step.index, type=action.type.value, executed=bool(step.executed), terminal=action.is_terminal,
             point=(float(point[0]), float(point[1])) if point is not None else None, target=target,
-            typed=action.content if isinstance(action, Type) else None, selected=selected))
+            typed=action.content if isinstance(action, Type) else None, selected=selected,
+            keys=tuple(action.keys) if isinstance(action, Hotkey) else ()))
     return tuple(out)
 
 
@@ -147,3 +150,37 @@ def unconfirmed_typing(acts: Sequence[ActRecord]) -> int | None:
         return None
     confirmed = any(a.index > last.index and a.type in _CONFIRMING_TYPES for a in done)
     return None if confirmed else last.index
+
+
+#: A target's text may be this many characters longer than the literal it must contain (a button's icon text, a
+#: label's colon); longer texts are containers that contain everything.
+SLACK_CHARS = 40
+
+#: Literals that name a control by its icon, and the words its accessible name uses instead ("the "x"" is the
+#: close button, whose text is "Close").
+ICON_NAMES: Mapping[str, tuple[str, ...]] = {"x": ("close",), "×": ("close",), "✕": ("close",)}
+
+
+def names(target: Target, literal: str) -> bool:
+    """The target's text, label or identifying attributes name `literal` (equal, or containing it as words in a
+    text not much longer; an icon literal also by its accessible name); a target known not to be a control (a
+    container, blank space) names nothing."""
+    if target.interactive is False:
+        return False
+    for wanted in (literal, *ICON_NAMES.get(literal.strip().casefold(), ())):
+        for text in (target.text, target.label, target.names):
+            if text and len(text) <= len(wanted) + SLACK_CHARS and found_in(wanted, [text]):
+                return True
+    return False
+
+
+#: Controls that throw a pending change away, and controls that destroy: clicking one the task does not name undoes
+#: or damages the work ("Cancel" on the move dialog, "Delete" where the task said archive).
+DISMISSING = frozenset({"cancel", "close", "discard", "dismiss", "×", "✕", "x"})
+DESTRUCTIVE = frozenset({"delete", "remove", "reset", "erase", "trash", "discard", "uninstall"})
+
+
+def first_word(target: Target) -> str:
+    """The first word of what a control says (its text, else its label), lower-cased: the verb of a button."""
+    words = (target.text or target.label).split()
+    return words[0].casefold().strip(".,:!") if words else ""

@@ -106,6 +106,7 @@ class ActRecord:
     target: Target | None = None
     typed: str | None = None  # a Type's text
     selected: str | None = None  # the option text a SelectOption picked, when the env recorded it
+    keys: tuple[str, ...] = ()  # a Hotkey's keys
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from uivenus.agent.policies.base import (
     Message, Mode, Policy, PolicyError, PolicyRequest, PolicySpecError, Sampling, policy_from_spec, spec_pairs,
 )
 from uivenus.envs.checks import UnknownCheckKind, checker_for
-from uivenus.verify.action_judge import ActionJudge, ended_on_operand
+from uivenus.verify.action_judge import ActionJudge, ended_on_operand, unasked_acts
 from uivenus.verify.acts import unconfirmed_typing
 from uivenus.verify.base import (
     JUDGE_FACTORIES, Evidence, Judge, StepEvidence, Verdict, VerifyError, Vote, register_judge,
@@ -184,6 +184,9 @@ class OcrJudge:
         if operand is not None and count[PointStatus.SATISFIED]:  # the named item shows: it was picked, not changed
             return _abstain(self.name, f"the last act (step {operand.index}) clicked the item the task changes: "
                                        "its name on the screen does not show the change", *lines)
+        unasked = unasked_acts(evidence.task.instruction, evidence.acts)
+        if unasked and count[PointStatus.SATISFIED]:  # the screen shows text; the acts undid or destroyed work
+            return _abstain(self.name, f"the actions did what the task does not ask: {unasked[0][1]}", *lines)
         satisfied = [p for p, status, _ in report if status is PointStatus.SATISFIED]
         if len(screens) > 1 and satisfied and all(self._status(p, screens[:1])[0] is PointStatus.SATISFIED
                                                   for p in satisfied):

@@ -26,7 +26,7 @@ from uivenus.agent.policies.base import Message, Mode, Policy, PolicyRequest, Sa
 
 __all__ = [
     "ALL_FIELDS", "Act", "KeyPoint", "KeyPointError", "KeyPointKind", "ROLE_WORDS", "SUPERLATIVES", "Toggle",
-    "extract_key_points", "key_point_texts", "literal_tokens", "parse_key_point", "parse_vlm_key_points",
+    "extract_key_points", "is_when", "key_point_texts", "literal_tokens", "parse_key_point", "parse_vlm_key_points",
     "structure_clauses", "vlm_key_points", "VLM_KEY_POINTS_PROMPT",
 ]
 
@@ -103,7 +103,7 @@ _NOT_NAMES = frozenset({
     "reply", "reset", "return", "save", "schedule", "search", "select", "send", "set", "share", "ship", "show",
     "sort", "star", "switch", "tap", "turn", "type", "unpin", "update", "upload", "use", "write", "remove",
     "discard", "erase", "uninstall", "trash", "the", "a", "an", "my", "this", "that", "these", "those", "please",
-    "then", "and", "but", "also", "i", "it", "in", "on", "at", "to", "for", "with", "from", "by", "of", "or",
+    "then", "and", "but", "also", "i", "i'm", "it", "in", "on", "at", "to", "for", "with", "from", "by", "of", "or",
 })
 
 _QUOTES = re.compile(r'"([^"]+)"|“([^”]+)”|(?<!\w)\'([^\']+)\'(?!\w)')
@@ -119,6 +119,8 @@ _MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|
 #: Dates in words: "November 20, 2026", "Dec 3", "3 December 2026".
 _DATE = re.compile(rf"\b{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b"
                    rf"|\b\d{{1,2}}\s+{_MONTH}(?:\s+\d{{4}})?\b")
+#: What follows a clause's first word when that word is capitalised only because it opens the sentence.
+_SENTENCE_WORD = re.compile(r" +[a-z]")
 _WORD = re.compile(r"[^\W\d_][\w'’.-]*|\d[\w-]*")
 _CONNECTORS = re.compile(r"^(?:(?:and|then|but|also|so|after that|afterwards|finally)\b[\s,]*)+", re.IGNORECASE)
 #: Clause separators outside protected spans: sentence ends, semicolons, "then", "and", "but", and commas
@@ -152,6 +154,9 @@ def _names(text: str, taken: list[tuple[int, int]]) -> Iterator[tuple[int, str]]
     def flush() -> Iterator[tuple[int, str]]:
         while run and run[0].group().lower().rstrip(".") in _NOT_NAMES:
             run.pop(0)
+        if (len(run) == 1 and run[0].group()[1:].islower() and _SENTENCE_WORD.match(text[run[0].end():])
+                and not text[:run[0].start()].strip()):
+            run.clear()  # one capitalised word opening the clause before lower-case words: "Lower the brightness"
         if run:
             start, end = run[0].start(), run[-1].end()
             name = re.sub(r"['’]s$", "", text[start:end]).rstrip(".")
@@ -179,6 +184,16 @@ def literal_tokens(text: str) -> tuple[str, ...]:
         found.extend(_spans(pattern, text, taken))
     found.extend(_names(text, taken))
     return tuple(dict.fromkeys(value for _, value in sorted(found) if value))
+
+
+_WHEN = re.compile(rf"(?:{_DATE.pattern})|\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}:\d{{2}}(?:\s?[ap]m)?|\d{{1,3}}%?|{_MONTH}"
+                   r"|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day", re.IGNORECASE)
+
+
+def is_when(literal: str) -> bool:
+    """A date, clock time, weekday or small number: values a task sets with pickers and sliders as often as by
+    typing them."""
+    return _WHEN.fullmatch(literal.strip()) is not None
 
 
 # --- clauses ------------------------------------------------------------------------------------

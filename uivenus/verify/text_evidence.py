@@ -20,7 +20,7 @@ from PIL import Image
 
 from uivenus.verify.keypoints import KeyPoint, KeyPointKind, Toggle
 
-__all__ = ["PointStatus", "checkable", "found_in", "ocr_lines", "point_status"]
+__all__ = ["PointStatus", "checkable", "found_in", "ocr_lines", "point_status", "spellings"]
 
 
 class PointStatus(StrEnum):
@@ -37,6 +37,7 @@ _QUOTE_MAP = {ord("“"): '"', ord("”"): '"', ord("‘"): "'", ord("’"): "'"
 _STATE_WORDS = MappingProxyType({"on": "on", "off": "off", "enabled": "on", "disabled": "off"})
 _PHONE_LIKE = re.compile(r"[+(]?\d[\d\s().-]*\d")
 _ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+_CLOCK = re.compile(r"(\d{1,2}):(\d{2})")
 #: Literals this short and all digits are on every screen (days, counts); they prove nothing.
 _MIN_DIGIT_LITERAL = 3
 
@@ -45,22 +46,27 @@ def _norm(text: str) -> str:
     return " ".join(text.translate(_DASHES).translate(_QUOTE_MAP).casefold().split())
 
 
-def _variants(literal: str) -> tuple[str, ...]:
-    """Equivalent spellings a screen may use: ISO dates also in words ("2026-12-03" → "December 3, 2026")."""
-    match = _ISO_DATE.fullmatch(literal.strip())
+def spellings(text: str) -> tuple[str, ...]:
+    """Equivalent spellings a screen or a typed value may use: ISO dates also in words ("2026-12-03" → "December 3,
+    2026", "3 Dec 2026"), clock times also without a leading zero ("09:30" → "9:30")."""
+    stripped = text.strip()
+    time = _CLOCK.fullmatch(stripped)
+    if time is not None:
+        return (text, f"{int(time.group(1))}:{time.group(2)}")
+    match = _ISO_DATE.fullmatch(stripped)
     if match is None:
-        return (literal,)
+        return (text,)
     try:
         day = dt.date(*map(int, match.groups()))
     except ValueError:
-        return (literal,)
-    return (literal, f"{day:%B} {day.day}, {day.year}", f"{day:%b} {day.day}, {day.year}",
-            f"{day.day} {day:%B} {day.year}")
+        return (text,)
+    return (text, f"{day:%B} {day.day}, {day.year}", f"{day:%b} {day.day}, {day.year}",
+            f"{day.day} {day:%B} {day.year}", f"{day.day} {day:%b} {day.year}")
 
 
 def found_in(literal: str, lines: Sequence[str]) -> bool:
     """Exact (normalised) occurrence with word boundaries; phone-like numbers also by their digits alone."""
-    for variant in _variants(literal):
+    for variant in spellings(literal):
         wanted = _norm(variant)
         pattern = re.compile(rf"(?<!\w){re.escape(wanted)}(?!\w)")
         digits = re.sub(r"\D", "", variant)
