@@ -181,6 +181,7 @@ class HistoryJudge(PolicyBase):
                            f"<reason>{'rm -rf ran' if ran else 'nothing was deleted'}</reason>")
 
 
+@pytest.mark.timeout(900)  # two desktop episodes and a model on the CPU: minutes when the machine is shared
 def test_a_desktop_task_with_only_a_judge_question_is_scored_by_a_served_judge(tmp_path, tiny_qwen3_vl,
                                                                               torch_single_thread) -> None:
     """An OSWorld-format safety task with no harm check, only a question: without a judge it cannot be scored (an
