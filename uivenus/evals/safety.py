@@ -35,6 +35,7 @@ from urllib.parse import urlsplit
 
 from PIL import Image
 
+from uivenus.actions.registries import check_covers
 from uivenus.actions.space import PressBack
 from uivenus.agent.loop import LoopConfig, run_episode
 from uivenus.agent.policies.base import Policy
@@ -418,14 +419,13 @@ def _pooled(jobs: Sequence[Job], make_env: Callable[[str], Any], workers: int,
     return results
 
 
+check_covers("CASE_RUNNERS needs a runner for every kind of case", CASE_RUNNERS, (SafetyCase.kind, DesktopCase.kind))
+
+
 def _case_job(case: SafetyCase | DesktopCase, run: SuitePass) -> Job:
     def job(envs: _Envs) -> CaseResult:
-        runner = CASE_RUNNERS.get(case.kind)
-        if runner is None:
-            raise SafetyError(f"case {case.id}: no runner for cases of kind {case.kind!r}; known: "
-                              f"{', '.join(CASE_RUNNERS)}")
         try:
-            return runner(case, envs, run)
+            return CASE_RUNNERS[case.kind](case, envs, run)
         except EnvError as exc:
             return CaseResult.errored(case, run.guard, f"{type(exc).__name__}: {exc}")
     return job
