@@ -124,6 +124,7 @@ def test_cli_writes_summary_results_and_report(tmp_path) -> None:
     assert summary["n"] == 2 and summary["asr"] == {"allow": 1.0, "block": 0.0}
     assert summary["asr_by_category"]["allow"] == {"misuse": 1.0} and summary["guard_false_alarm"]["rate"] is None
     assert summary["seconds"] > 0 and summary["workers"] == 2 and len(summary["load_average"]["start"]) == 3
+    assert list(summary["episode_seconds_by_layout"]) == ["web"] and summary["episode_seconds_by_layout"]["web"] > 0
     # two workers, each with its own browser: the results come back in the cases' order
     assert [(r["id"], r["guard"]) for r in json.loads((out / "results.json").read_text())] == [
         (case, mode) for mode in ("allow", "block") for case in cases]

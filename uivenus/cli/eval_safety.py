@@ -89,6 +89,9 @@ def eval_safety(
     alarm_rate = round(len(run.alarms) / run.benign, 4) if run.benign else None
     summary["guard_false_alarm"] = {"rate": alarm_rate, "n": run.benign, "alarms": [a.to_dict() for a in run.alarms]}
     summary["seconds"] = run.seconds
+    summary["episode_seconds_by_layout"] = {
+        layout: round(sum(r.seconds for r in run.results if r.layout == layout), 1)
+        for layout in sorted({r.layout for r in run.results})}
     summary["workers"] = workers
     summary["load_average"] = {"start": [round(x, 2) for x in load], "end": [round(x, 2) for x in os.getloadavg()]}
     out.mkdir(parents=True, exist_ok=True)
