@@ -149,3 +149,20 @@ def test_an_unknown_policy_fails_before_anything_runs(tmp_path: Path) -> None:
     assert result.exit_code != 0
     assert "unknown policy spec 'nope:x'" in str(result.exception) and "reference / wrong" in str(result.exception)
     assert not (tmp_path / "out/runs").exists()
+
+
+def test_an_episode_past_its_time_limit_is_an_error_and_the_run_goes_on(tmp_path: Path) -> None:
+    """`--time-limit`: a replayed solution that keeps the desktop busy past the limit ends unjudged — an error that
+    names the limit, never a success, even though its evaluator would pass — and the next task still runs and passes."""
+    slow = shell_task("slow", "hi\n", uivenus={"reference": ["Wait(seconds=3)", "Wait(seconds=3)", "Wait(seconds=3)"]})
+    quick = shell_task("quick", "hi\n", uivenus={"reference": ["Wait(seconds=0.1)"]})
+    for data in (slow, quick):
+        write(tmp_path / f"tasks/os/{data['id']}.json", data)
+    result = runner.invoke(app, ["--tasks", str(tmp_path / "tasks"), "--out", str(tmp_path / "out"), "--policy",
+                                 "reference", "--time-limit", "5", "--executor", "serial", "--no-progress"])
+    assert result.exit_code == 0, result.output
+    results = {r["id"]: r for r in json.loads((tmp_path / "out/results.json").read_text())}
+    assert results["slow"]["success"] is False and results["slow"]["outcome"] == "error"
+    assert results["slow"]["error"].startswith("time limit: the episode ran past 5 s after 2 step(s)")
+    assert results["quick"]["success"] is True and results["quick"]["error"] is None
+    assert json.loads((tmp_path / "out/summary.json").read_text())["time_limit_s"] == 5

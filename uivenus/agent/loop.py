@@ -1,7 +1,8 @@
 """The agent loop: observe → build messages → call the policy → parse (re-asking) → guard → execute → record.
 
 One episode runs until a terminal action (Finished → FINISHED, Answer → ANSWERED, CallUser → CALLED_USER), the
-step budget (MAX_STEPS) or a fatal error (a policy that fails, an environment that dies: ERROR). Each step is
+step budget (MAX_STEPS) or a fatal error (a policy that fails, an environment that dies, the time limit passed
+between two steps: ERROR; a step in flight is not cut short). Each step is
 appended to the trajectory store as soon as it is over — screenshot seen, every raw reply, parsed action in
 screen pixels, error, guard decision, injection flags, timings — so a killed run keeps every completed step.
 
@@ -89,10 +90,13 @@ class LoopConfig:
     prompt_template: Path | None = None  # a navigation template file reproducing a release's wording
     text_key: str | None = None  # record each step's screen text (`Observation.text`) under this `Step.info` key
     precheck: PrecheckMode = PrecheckMode.OFF  # check each action before it runs (needs a `Precheck` plug)
+    time_limit_s: float | None = None  # wall-clock budget from the first screen; past it the episode is an ERROR
 
     def __post_init__(self) -> None:
         if self.max_steps is not None and (not isinstance(self.max_steps, int) or self.max_steps < 1):
             raise LoopError(f"max_steps must be a positive integer or None, got {self.max_steps!r}")
+        if self.time_limit_s is not None and not self.time_limit_s > 0:
+            raise LoopError(f"time_limit_s must be a positive number of seconds or None, got {self.time_limit_s!r}")
         if self.max_reasks < 0 or self.images_in_history < 0:
             raise LoopError("max_reasks and images_in_history must be >= 0")
         if self.frame not in FRAME_KINDS:
@@ -172,7 +176,12 @@ class _Episode:
         if self.precheck is not None:
             self.precheck.reset()
         budget = self.config.max_steps or self.task.max_steps
+        limit = self.config.time_limit_s
+        deadline = time.monotonic() + limit if limit is not None else None
         for _ in range(budget):
+            if deadline is not None and time.monotonic() > deadline:
+                return self.finish(Outcome.ERROR, error=f"time limit: the episode ran past {limit:g} s after "
+                                                        f"{len(self.steps)} step(s); stopped unjudged")
             result = self.step(observation)
             if result.fatal is not None:
                 return self.finish(Outcome.ERROR, error=result.fatal)

@@ -4,9 +4,9 @@ An action is consequential when it pays, deletes, sends or posts, enters credent
 irreversibly changes the system (also: starts a terminal, a shell, the settings or a package manager), or opens a
 site the task is not on (another host, a local address, a non-web scheme). The guard judges that from the action
 itself (typed content such as a card number that passes the Luhn check, a hotkey such as shift+delete, the app a
-LaunchApp starts, the URL a Launch opens against the task's URL), the text of what it acts on (the DOM
-element under the point or the focused field where the env has a DOM, rapidocr text boxes around the point
-otherwise) and the task (whether its instruction asks for the action: see Consent below). Categories
+LaunchApp starts, the URL a Launch opens or a clicked link leads to, against the task's URL), the text of what it
+acts on (the DOM element under the point or the focused field where the env has a DOM, rapidocr text boxes around
+the point otherwise) and the task (whether its instruction asks for the action: see Consent below). Categories
 are a registry of rules (multilingual keyword lists and matchers, `uivenus.agent.safety_rules`): adding one is
 adding an entry.
 
@@ -306,6 +306,9 @@ class Guard:
         if action.type in _ACTIVATING:
             point = next(p for _, p in iter_points(action))
             target = self.target(observation, point, env=env)
+            href = (target.element or {}).get("href")
+            if href and (found := self._launch_finding(href, task.url if task is not None else None)[0]):
+                return replace(found, target=target), target  # following a link opens its URL, as a Launch would
             return self._match(Where.TARGET, target.text, target), target
         if isinstance(action, Type):
             field_target = self.target(observation, focus, env=env, focused=True)

@@ -38,6 +38,8 @@ def osworld(
                                                   "one id per line.")] = None,
     max_steps: Annotated[int | None, typer.Option("--max-steps", min=1, help="Step budget (default 15).")] = None,
     workers: Annotated[int, typer.Option("--workers", min=1, help="Parallel desktops.")] = 1,
+    time_limit: Annotated[float | None, typer.Option("--time-limit", min=1, help="Seconds an episode may run from "
+                                                     "its first screen; past it the task is an error.")] = None,
     executor: Annotated[str, typer.Option("--executor", help="process (workers in their own processes) or serial "
                                                               "(in this process, for debugging).")] = "process",
     unsafe_host: Annotated[bool, typer.Option("--unsafe-host", help="Run setup steps and apps on this machine "
@@ -63,7 +65,7 @@ def osworld(
         return
     summary = evaluate_osworld(source, policy, out, domains=_domains(domains), ids=chosen_ids, max_steps=max_steps,
                                workers=workers, executor=executor, unsafe_host=unsafe_host, progress=progress,
-                               console=console)
+                               console=console, time_limit_s=time_limit)
     console.print(_domain_table(summary))
     for result in summary["results"]:
         if result.error:

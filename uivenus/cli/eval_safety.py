@@ -3,6 +3,7 @@ alarms on the benign sandbox tasks (oracle, confirm mode, nobody to ask)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,13 @@ def eval_safety(
                                       help="Also run the oracle on every bundled benign task (confirm mode)."),
     max_steps: int = typer.Option(20, "--max-steps", min=1, help="Step budget of an episode."),
     workers: int = typer.Option(1, "--workers", min=1,
-                                help="Cases run at once, each worker with its own browser / desktop."),
+                                help="Episodes run at once, each worker with its own browsers / desktop."),
+    desktop_tasks: Path = typer.Option(None, "--desktop-tasks", exists=True,
+                                       help="OSWorld-format safety tasks (a file or a folder tree) to run instead "
+                                            "of the bundled desktop cases."),
+    judge: str = typer.Option(None, "--judge",
+                              help="A judge SPEC that answers each desktop case's safety question, e.g. "
+                                   "vlm:openai:http://127.0.0.1:8000/v1#MODEL (see docs/verification.md)."),
     out: Path = typer.Option(Path("runs/safety"), "--out",
                              help="Directory for summary.json, results.json and report.html."),
 ) -> None:
@@ -46,48 +53,56 @@ def eval_safety(
     from uivenus.agent.policies import PolicySpecError, policy_from_spec
     from uivenus.envs.base import EnvError
     from uivenus.envs.sandbox.tasks import APP_NAMES, tasks_of
-    from uivenus.evals.safety import SafetyError, run_false_alarms, run_suite, select, summarise
+    from uivenus.evals.safety import SafetyError, run_safety, select, summarise
     from uivenus.evals.safety_cases import LAYOUTS, desktop_cases, suite
     from uivenus.reports.pages import write_safety_report
+    from uivenus.verify.base import VerifyError
+    from uivenus.verify.judges import judge_from_spec
 
     try:
-        cases = select((*suite(), *desktop_cases()), _items(categories), _items(layouts), _items(case_ids))
+        cases = select((*suite(), *desktop_cases(desktop_tasks)), _items(categories), _items(layouts),
+                       _items(case_ids))
         agent = policy_from_spec(policy)
-    except (SafetyError, PolicySpecError) as exc:
+        judging = judge_from_spec(judge) if judge else None
+    except (SafetyError, PolicySpecError, VerifyError, ValueError) as exc:
         fail(str(exc))
     modes = list(dict.fromkeys(guard))
-    results, summary = [], {"policy": policy, "guard": [m.value for m in modes]}
-    per_mode: dict[str, dict] = {}
+    benign = sorted(task.id for app in APP_NAMES for task in tasks_of(app)) if false_alarms else []
+    console.print(f"{len(cases)} cases × guard {', '.join(m.value for m in modes)}"
+                  + (f", and the oracle on {len(benign)} benign tasks" if benign else "") + f"; {workers} worker(s) …")
+    load = os.getloadavg()
     try:
-        for mode in modes:
-            console.print(f"{len(cases)} cases, guard {mode.value} …")
-            done = run_suite(cases, agent, mode, max_steps=max_steps, on_result=_show, workers=workers)
-            results += [r.to_dict() for r in done]
-            per_mode[mode.value] = summarise(done)
-        alarm_rate, alarms, n_benign = None, [], 0
-        if false_alarms:
-            benign = sorted(task.id for app in APP_NAMES for task in tasks_of(app))
-            n_benign, found = run_false_alarms(benign, [l for l in _items(layouts) or LAYOUTS if l in LAYOUTS],
-                                               workers=workers)
-            alarms = [a.to_dict() for a in found]
-            alarm_rate = round(len(found) / n_benign, 4) if n_benign else None
+        run = run_safety(cases, agent, modes, benign_tasks=benign,
+                         benign_layouts=[l for l in _items(layouts) or LAYOUTS if l in LAYOUTS], workers=workers,
+                         max_steps=max_steps, judge=judging, on_result=_show)
     except EnvError as exc:
         fail(f"the sandbox browser could not run: {exc}")
     finally:
         agent.close()
-    summary["n"] = len(cases)
+        if judging is not None:
+            getattr(judging, "close", lambda: None)()
+    per_mode = {mode.value: summarise(run.of(mode)) for mode in modes}
+    summary: dict[str, Any] = {"policy": policy, "guard": [m.value for m in modes], "judge": judge, "n": len(cases)}
     for key in ("asr", "asr_by_category", "asr_by_surface", "asr_by_layout", "benign_success", "utility_under_attack",
-                "errors", "flagged"):
+                "errors", "flagged", "judge_agreement"):
         summary[key] = {mode: figures[key] for mode, figures in per_mode.items()}
-    summary["guard_false_alarm"] = {"rate": alarm_rate, "n": n_benign, "alarms": alarms}
+    alarm_rate = round(len(run.alarms) / run.benign, 4) if run.benign else None
+    summary["guard_false_alarm"] = {"rate": alarm_rate, "n": run.benign, "alarms": [a.to_dict() for a in run.alarms]}
+    summary["seconds"] = run.seconds
+    summary["episode_seconds_by_layout"] = {
+        layout: round(sum(r.seconds for r in run.results if r.layout == layout), 1)
+        for layout in sorted({r.layout for r in run.results})}
+    summary["workers"] = workers
+    summary["load_average"] = {"start": [round(x, 2) for x in load], "end": [round(x, 2) for x in os.getloadavg()]}
     out.mkdir(parents=True, exist_ok=True)
     write_json(out / "summary.json", summary)
-    write_json(out / "results.json", results)
-    report = write_safety_report(out / "report.html", summary, results)
+    write_json(out / "results.json", [r.to_dict() for r in run.results])
+    report = write_safety_report(out / "report.html", summary, [r.to_dict() for r in run.results])
     for mode in summary["guard"]:
         console.print(f"[bold]{mode}[/bold]: ASR {summary['asr'][mode]} by category "
                       f"{summary['asr_by_category'][mode]}; "
                       f"benign success {summary['benign_success'][mode]}, utility under attack "
                       f"{summary['utility_under_attack'][mode]}, errors {summary['errors'][mode]}")
-    console.print(f"guard false alarms: {alarm_rate} ({len(alarms)}/{n_benign})")
+    console.print(f"guard false alarms: {alarm_rate} ({len(run.alarms)}/{run.benign})")
+    console.print(f"{run.seconds} s wall time on {workers} worker(s) (load average {load[0]:.1f} at the start)")
     console.print(f"wrote {out / 'summary.json'}, {out / 'results.json'} and {report}")

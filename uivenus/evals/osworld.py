@@ -7,8 +7,8 @@ so a killed run resumes: a task whose episode finished is not run again. The eva
 agent loop records from the task's checker (check kind `osworld`).
 
 Nothing is lost to bad input: a malformed file, a task needing a step/getter/metric/app we lack, a setup step or
-app that fails at reset, an evaluator that raises — each is that task's `error` in `DIR/results.json`, the run
-goes on, and none counts as a success. `reference` and `wrong` replay a task's own solutions (our `"uivenus"`
+app that fails at reset, an episode past its time limit (`--time-limit`), an evaluator that raises — each is that
+task's `error` in `DIR/results.json`, the run goes on, and none counts as a success. `reference` and `wrong` replay a task's own solutions (our `"uivenus"`
 field): the `oracle` policy plays them through the checker's solver, so requests never carry answers.
 """
 
@@ -168,9 +168,13 @@ def evaluate_osworld(
     progress: bool = True,
     console: Console | None = None,
     check: SupportCheck | None = None,
+    time_limit_s: float | None = None,
 ) -> dict[str, Any]:
     """Run `policy` (a policy SPEC, or `reference`/`wrong`) on every supported task; write `out/results.json`,
-    `out/summary.json`, `out/coverage.json` and the HTML report; return the summary with the results."""
+    `out/summary.json`, `out/coverage.json` and the HTML report; return the summary with the results.
+
+    `time_limit_s` is each episode's wall-clock budget from its first screen (checked between steps): an episode
+    past it ends unjudged, its task's `error` says so, and the run goes on with the next task."""
     from uivenus.reports.osworld import write_osworld_report
 
     out = Path(out)
@@ -186,7 +190,7 @@ def evaluate_osworld(
     started = time.perf_counter()
     with make_executor(executor, workers) as pool:
         collector = Collector(pool, played, out / RUNS_DIR, f"osworld-{_slug(policy)}", console=console,
-                              progress=progress, env=ENV_SPECS[unsafe_host])
+                              progress=progress, env=ENV_SPECS[unsafe_host], time_limit_s=time_limit_s)
         collection = collector.collect(specs)
     ran: dict[str, EpisodeResult] = {r.episode_id: r for r in collection.ran}
     earlier = _previous_seconds(out / RESULTS_FILE)
@@ -195,6 +199,7 @@ def evaluate_osworld(
                                                  ran.get(episode), earlier.get(task.id))
     results = [by_source[item.source] for item in (*loaded.tasks, *loaded.errors)]
     summary = {"policy": policy, "tasks_path": str(tasks), "run": str(collector.run_dir),
+               "time_limit_s": time_limit_s,
                "seconds": round(time.perf_counter() - started, 1), "ran": collection.episodes,
                "skipped": collection.skipped, "coverage": plan, **summarise(results)}
     write_json(out / RESULTS_FILE, [r.to_dict() for r in results])

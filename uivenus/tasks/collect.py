@@ -173,6 +173,7 @@ class Job:
     max_steps: int | None = None
     guard: str = "allow"
     metadata: dict[str, Any] = field(default_factory=dict)
+    time_limit_s: float | None = None  # the episode's wall-clock budget (`LoopConfig.time_limit_s`)
 
 
 @dataclass(frozen=True)
@@ -289,7 +290,8 @@ def collect_episode(context: WorkerContext, job: Job) -> EpisodeResult:
             if isinstance(task, SynthTask):
                 metadata[SYNTH_TASK_KEY] = job.task
             writer = store.episode(job.run_id, job.episode_id, spec, metadata)
-            trajectory = run_episode(env, policy, spec, config=LoopConfig(max_steps=job.max_steps, guard=job.guard),
+            loop = LoopConfig(max_steps=job.max_steps, guard=job.guard, time_limit_s=job.time_limit_s)
+            trajectory = run_episode(env, policy, spec, config=loop,
                                      writer=_Recorder(writer, env, spec, job.policy), guard=Guard(job.guard, ocr=False))
             if environment_failed(trajectory.outcome, trajectory.metadata.get("error")):
                 with contextlib.suppress(EnvError):  # the environment failed: the next job gets a fresh one
@@ -335,13 +337,16 @@ class Collector:
     The guard runs in `allow` mode by default, as in the gate's own runs: whether a consequential task may be
     collected at all was the gate's question (it rejects them unless asked to keep them); the guard still records
     what it would have stopped. `judges` are judge SPECs for the trace verdict (`program`, `ocr`, `vlm:...`).
-    `env` is the environment SPEC every task runs in (None: each task's own, `env_spec`).
+    `env` is the environment SPEC every task runs in (None: each task's own, `env_spec`); `time_limit_s` each
+    episode's wall-clock budget (past it the episode ends as an ERROR).
     """
 
     def __init__(self, executor: Executor, policy: str, store_root: str | Path, run_id: str, *,
                  judges: Sequence[str] = ("program",), max_steps: int | None = None, guard: str = "allow",
-                 console: Console | None = None, progress: bool = True, env: str | None = None) -> None:
+                 console: Console | None = None, progress: bool = True, env: str | None = None,
+                 time_limit_s: float | None = None) -> None:
         self.executor, self.policy, self.run_id, self.env = executor, policy, run_id, env
+        self.time_limit_s = time_limit_s
         self.store = TrajectoryStore(store_root)
         self.judges, self.max_steps, self.guard = tuple(judges), max_steps, guard
         self.console, self.progress = console or Console(stderr=True), progress
@@ -352,7 +357,8 @@ class Collector:
         spec = _spec(task)
         return Job(task=task.to_dict(), policy=self.policy, store_root=str(self.store.root), run_id=self.run_id,
                    episode_id=episode_id(spec, self.policy), env=self.env or env_spec(spec), judges=self.judges,
-                   max_steps=self.max_steps, guard=self.guard, metadata=dict(metadata or {}))
+                   max_steps=self.max_steps, guard=self.guard, metadata=dict(metadata or {}),
+                   time_limit_s=self.time_limit_s)
 
     def finished(self, episode: str) -> bool:
         return (self.store.episode_dir(self.run_id, episode) / EPISODE_FILE).exists()

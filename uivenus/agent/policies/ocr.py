@@ -53,10 +53,13 @@ text page section area row list control symbol sign image picture bar toolbar
 _QUOTED = re.compile(r"“([^”]+)”|\"([^\"]+)\"|‘([^’]+)’|(?<!\w)'([^']+)'(?!\w)")
 _WORD = re.compile(r"\S+")
 _EDGE_PUNCTUATION = " \t\n.,;:!?()[]{}<>«»\"'“”‘’"
-_SCREEN_CACHE = 8  # screenshots whose OCR a policy keeps (one screen usually carries several instructions)
+#: Screens whose OCR the process keeps: one step's screen is read by the guard, the policy's observation facts and
+#: the policy itself, and a suite shows the same screen to several episodes.
+_SCREENS_KEPT = 32
 
 _ENGINE: Any = None
 _ENGINE_LOCK = threading.Lock()
+_READ: OrderedDict[bytes, tuple[TextBox, ...]] = OrderedDict()  # guarded by _ENGINE_LOCK
 
 
 class TextBox(NamedTuple):
@@ -91,16 +94,24 @@ def _engine() -> Any:
 
 
 def ocr_text_boxes(image: Image.Image) -> list[TextBox]:
-    """Every text line RapidOCR reads in `image`, as (text, box, score), in reading order."""
+    """Every text line RapidOCR reads in `image`, as (text, box, score), in reading order; a screen read lately (the
+    same pixels) is answered from memory."""
     rgb = image if image.mode == "RGB" else image.convert("RGB")
+    digest = hashlib.blake2b(repr(rgb.size).encode(), digest_size=16)
+    digest.update(rgb.tobytes())
+    key = digest.digest()
     with _ENGINE_LOCK:  # one engine, shared by threads: its sessions run one image at a time
+        if key in _READ:
+            _READ.move_to_end(key)
+            return list(_READ[key])
         output = _engine()(rgb)
-    if output.txts is None or output.boxes is None:
-        return []
-    lines = []
-    for text, quad, score in zip(output.txts, output.boxes, output.scores):
-        xs, ys = [float(p[0]) for p in quad], [float(p[1]) for p in quad]
-        lines.append(TextBox(str(text), (min(xs), min(ys), max(xs), max(ys)), float(score)))
+        lines = [] if output.txts is None or output.boxes is None else [
+            TextBox(str(text), (min(float(p[0]) for p in quad), min(float(p[1]) for p in quad),
+                                max(float(p[0]) for p in quad), max(float(p[1]) for p in quad)), float(score))
+            for text, quad, score in zip(output.txts, output.boxes, output.scores)]
+        _READ[key] = tuple(lines)
+        while len(_READ) > _SCREENS_KEPT:
+            _READ.popitem(last=False)
     return lines
 
 
@@ -254,23 +265,6 @@ class OcrPolicy(PolicyBase):
 
     def __init__(self, threshold: float = DEFAULT_THRESHOLD) -> None:
         self.threshold = threshold
-        self._screens: OrderedDict[bytes, list[TextBox]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def _read(self, screenshot: Image.Image) -> list[TextBox]:
-        digest = hashlib.blake2b(repr(screenshot.size).encode(), digest_size=16)
-        digest.update(screenshot.tobytes())
-        key = digest.digest()
-        with self._lock:
-            if key in self._screens:
-                self._screens.move_to_end(key)
-                return self._screens[key]
-        lines = ocr_text_boxes(screenshot)
-        with self._lock:
-            self._screens[key] = lines
-            while len(self._screens) > _SCREEN_CACHE:
-                self._screens.popitem(last=False)
-        return lines
 
     def act(self, request: PolicyRequest) -> PolicyReply:
         context = request.context
@@ -280,7 +274,7 @@ class OcrPolicy(PolicyBase):
         if not isinstance(screenshot, Image.Image) or not isinstance(instruction, str):
             raise PolicyError("the ocr policy reads context['screenshot'] (a PIL image) and context['instruction']; "
                               "the grounding harness supplies both")
-        match = find_text(target_text(instruction), self._read(screenshot), self.threshold)
+        match = find_text(target_text(instruction), ocr_text_boxes(screenshot), self.threshold)
         if match is None:
             return PolicyReply(text=format_grounding(None))
         try:
@@ -299,7 +293,7 @@ class OcrPolicy(PolicyBase):
         if not isinstance(screenshot, Image.Image):
             raise PolicyError("the ocr policy reads the CAPTCHA from context['screenshot'] (a PIL image); "
                               "the CAPTCHA harness supplies it")
-        row = _answer_row(self._read(screenshot), self.threshold)
+        row = _answer_row(ocr_text_boxes(screenshot), self.threshold)
         if row is None:
             return _call_user(f"I cannot find the answer field ({ANSWER_PLACEHOLDER}) and its Verify button.")
         field, verify = row

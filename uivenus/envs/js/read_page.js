@@ -3,7 +3,8 @@
 //   {limit: N}      -> the observation's read: {text (first N chars), title, app, focused (the focused element)}
 //   {point: [x, y]} -> the element at that point; {point: null} -> the focused element (null: none, or blank page)
 // An element is a small dict: the nearest interactive ancestor's tag, text, labels, the form's submit button, its
-// checked state and its place among the elements of its kind (nth, 1-based, in document order).
+// checked state, a link's target (href, absolute) and its place among the elements of its kind (nth, 1-based, in
+// document order).
 (arg) => {
   const clean = (s) => (s || "").replace(/\s+/g, " ").trim().slice(0, 200);
   const describe = (el) => {
@@ -26,7 +27,7 @@
       testid: active.dataset ? active.dataset.testid || null : null, autocomplete: attr("autocomplete"),
       placeholder: attr("placeholder"), role: attr("role"), label: labels,
       value: isButtonInput ? clean(active.value) : null, submit: submit ? clean(submit) : null,
-      checked: "checked" in active ? !!active.checked : null,
+      checked: "checked" in active ? !!active.checked : null, href: active.tagName === "A" ? active.href || null : null,
       nth: Array.from(document.getElementsByTagName(active.tagName))
         .filter((e) => (e.getAttribute("type") || "") === (attr("type") || "")).indexOf(active) + 1,
     };

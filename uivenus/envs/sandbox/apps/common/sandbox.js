@@ -4,14 +4,16 @@
 // State lives in sessionStorage so it survives navigation between the app's pages and a reload.
 // Each app calls  const app = uivenusApp("notes", defaults, render)  and mutates app.data, then app.save().
 // Planted content (safety evaluations): setup({..., planted: [...]}) keeps the list apart from the app's state and
-// shows it above every screen of the app: a banner, a notice styled as a system dialog, a review card, tiny text or a
-// picture (its text only in its pixels). It is text on the screen, nothing more: it changes no state.
+// shows it above every screen of the app: a banner, a notice styled as a system dialog, a review card, tiny text, a
+// picture (its text only in its pixels) or an attacker's link. It is text on the screen, nothing more: it changes no
+// state (a link takes the page elsewhere, where the host allow-list stops it).
 (function () {
   const PLANTED = "uivenus:planted";
   const plantedItem = (item) => {
-    const el = document.createElement(item.kind === "image" ? "img" : "div");
+    const el = document.createElement({image: "img", link: "a"}[item.kind] || "div");
     el.className = "planted planted-" + item.kind;
     if (item.kind === "image") { el.src = item.src; el.alt = ""; return el; }
+    if (item.kind === "link") { el.href = item.href; el.textContent = item.text; return el; }
     if (item.title) { const t = document.createElement("strong"); t.textContent = item.title; el.append(t, " "); }
     el.append(item.text || "");
     if (item.kind === "dialog") {
