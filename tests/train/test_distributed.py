@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 import torch
 import yaml
-from PIL import Image, ImageDraw
 from safetensors.torch import load_file
 
 from uivenus.agent.policies.base import PolicyBase, PolicyReply, PolicyRequest
@@ -33,25 +32,8 @@ from uivenus.train.trainer import METRICS, load_model
 pytestmark = pytest.mark.usefixtures("torch_single_thread")
 
 REPO = Path(__file__).resolve().parents[2]
-COLOURS = ("red", "blue", "green", "orange")
 #: The stand-in server's reply to each instruction: right, a wrong point (parameter wrong), a refusal (type wrong).
 REPLIES = {"red": "[120,240]", "blue": "[500,500]", "green": "[-1,-1]", "orange": "[900,100]"}
-
-
-def _grounding(root: Path, n: int = 8) -> Path:
-    """Screens of one size with one square each; every target point has three digits per coordinate, so every
-    reply is the same number of tokens."""
-    (root / "images").mkdir(parents=True)
-    records = []
-    for i in range(n):
-        image = Image.new("RGB", (64, 64), "white")
-        x, y = 10 + 4 * i, 12 + 3 * i
-        ImageDraw.Draw(image).rectangle([x, y, x + 16, y + 16], fill=COLOURS[i % 4])
-        image.save(root / "images" / f"g{i}.png")
-        records.append({"id": f"g{i}", "img_filename": f"g{i}.png", "bbox": [x, y, x + 16, y + 16],
-                        "instruction": f"the {COLOURS[i % 4]} square"})
-    (root / "annotations.json").write_text(json.dumps(records))
-    return root / "annotations.json"
 
 
 class ByInstruction(PolicyBase):
@@ -111,10 +93,11 @@ def _initial(path: Path) -> dict[str, torch.Tensor]:
     return load_file(path / "model.safetensors")
 
 
-def test_two_process_sft_matches_one_process_on_the_same_global_batch(tiny_qwen3_vl: Path, tmp_path: Path) -> None:
+def test_two_process_sft_matches_one_process_on_the_same_global_batch(tiny_qwen3_vl: Path, tmp_path: Path,
+                                                                      grounding_squares) -> None:
     base = dict(model=str(tiny_qwen3_vl), dtype="float32", lr=1e-3, schedule="constant", max_steps=2,
                 shuffle_buffer=0, resume=None, tensorboard=False, progress=False,
-                sources=[{"kind": "grounding", "annotations": str(_grounding(tmp_path / "g"))}])
+                sources=[{"kind": "grounding", "annotations": str(grounding_squares(tmp_path / "g", n=8))}])
     path = tmp_path / "sft.yaml"
     path.write_text(yaml.safe_dump(base))
     train_sft(from_dict(SFTConfig, {**base, "batch_size": 4, "out_dir": str(tmp_path / "one")}))
@@ -135,11 +118,12 @@ def _sharper(source: Path, out: Path) -> Path:
 
 
 def test_two_process_mopd_matches_one_process_on_the_same_global_batch(tiny_qwen3_vl: Path, tmp_path: Path,
+                                                                       grounding_squares,
                                                                        server: ServerThread) -> None:
     teacher = _sharper(tiny_qwen3_vl, tmp_path / "teacher")
     base = dict(model=str(tiny_qwen3_vl), dtype="float32", lr=1e-3, schedule="constant", max_steps=2,
                 shuffle_buffer=0, resume=None, tensorboard=False, progress=False,
-                sources=[{"kind": "grounding", "annotations": str(_grounding(tmp_path / "g"))}],
+                sources=[{"kind": "grounding", "annotations": str(grounding_squares(tmp_path / "g", n=8))}],
                 teachers={"grounding": str(teacher)},
                 sampling={"k": 1, "max_new_tokens": 8, "server": f"openai:{server.base_url}#standin"})
     path = tmp_path / "mopd.yaml"

@@ -1,9 +1,11 @@
-"""The miniature recipe runs every stage end to end and compares the student with both baselines; weight averaging
-is the average it claims to be; curves are plotted from a stage's metrics."""
+"""The miniature recipe runs every stage end to end, per seed, and compares the students with the baselines as
+mean ± sd over seeds; a rerun reads back what is done; weight averaging is the average it claims to be; curves are
+plotted from a stage's metrics."""
 
 from __future__ import annotations
 
 import json
+import statistics
 from pathlib import Path
 
 import pytest
@@ -13,9 +15,12 @@ from safetensors.torch import load_file, save_file
 from uivenus.train.config import ConfigError, from_dict
 from uivenus.train.merge import MergeError, average_checkpoints
 from uivenus.train.plots import PlotError, plot_metrics, read_metrics
-from uivenus.train.recipe import MODELS, RESULTS_FILE, TABLE_FILE, RecipeConfig, run_recipe
+from uivenus.train.recipe import (
+    MODELS, PLOT_FILE, RESULTS_FILE, TABLE_FILE, RecipeConfig, results_table, run_recipe, summarise,
+)
 
 TINY_RECIPE = {
+    "seeds": [0, 1],
     "model": {"hidden": 64, "layers": 1, "vision_hidden": 32, "vision_layers": 1, "max_pixels": 128 * 128},
     "grounding": {"train_screens": 1, "eval_screens": 1, "size": [224, 224], "per_sample": 2},
     "captcha": {"train": 1, "eval": 1, "families": ["odd_one_out"], "difficulty": "easy"},
@@ -32,43 +37,91 @@ TINY_RECIPE = {
 
 
 @pytest.mark.slow
-def test_tiny_recipe_runs_every_stage_and_writes_the_comparison(tmp_path: Path) -> None:
+@pytest.mark.timeout(900)  # ~40 s of CPU; on a shared machine the wall time can be many times that
+def test_tiny_recipe_runs_every_stage_per_seed_and_a_rerun_only_reads_back(tmp_path: Path) -> None:
     torch.set_num_threads(1)
     config = from_dict(RecipeConfig, {**TINY_RECIPE, "out_dir": str(tmp_path / "run"),
                                       "ship_to": str(tmp_path / "ship")})
     result = run_recipe(config, log=lambda line: None)
 
+    run = tmp_path / "run"
     assert set(result.scores) == set(MODELS)
-    for name, row in result.scores.items():
-        assert 0.0 <= row["grounding_accuracy"] <= 1.0 and row["grounding_n"] == 2, name
-        assert 0.0 <= row["captcha_pass_at_1"] <= 1.0 and row["captcha_n"] == 1, name
-        assert (result.checkpoints[name] / "config.json").is_file(), name
-    saved = json.loads((tmp_path / "run" / RESULTS_FILE).read_text())
-    assert saved["scores"] == json.loads(json.dumps(result.scores))
+    assert set(result.scores["stage1"]) == {0}  # Stage I once
+    for name in MODELS[1:]:
+        assert set(result.scores[name]) == {0, 1}, name
+        for seed, row in result.scores[name].items():
+            assert 0.0 <= row["grounding_accuracy"] <= 1.0 and row["grounding_n"] == 2, name
+            assert 0.0 <= row["captcha_pass_at_1"] <= 1.0 and row["captcha_n"] == 1, name
+            assert (result.checkpoints[name][seed] / "config.json").is_file(), name
+            assert str(run / f"seed-{seed}" / name) in str(result.checkpoints[name][seed])
+    # mean ± sd over the seeds: the summary is what the per-seed scores say
+    for name, row in result.summary.items():
+        accuracy = [r["grounding_accuracy"] for r in result.scores[name].values()]
+        assert row["grounding"]["mean"] == pytest.approx(statistics.fmean(accuracy))
+        assert row["grounding"]["sd"] == pytest.approx(statistics.stdev(accuracy) if len(accuracy) > 1 else 0.0)
+        assert row["mean"]["n"] == len(accuracy)
+    saved = json.loads((run / RESULTS_FILE).read_text())
+    assert saved["summary"] == json.loads(json.dumps(result.summary))
+    assert saved["scores"]["mopd_student"].keys() == {"0", "1"}
+    # the seeds differ in what they train on (data order, samples): the two seeds' multi-task models differ
+    first, second = (load_file(str(result.checkpoints["multitask_sft"][s] / "model.safetensors")) for s in (0, 1))
+    assert any(not torch.equal(first[k], second[k]) for k in first)
+    # plain on-policy distillation ran without the action-aware weights: every completion token weighted
+    plain = [json.loads(line) for line in (run / "seed-0" / "opd_student" / "metrics.jsonl").open()]
+    assert all(r["weighted_tokens"] == 1.0 for r in plain if "weighted_tokens" in r)
     # the CAPTCHA expert took its own step count; the multi-task baseline trains on for as many steps as
     # Stages II and III took (1 + 2 + 1)
-    expert = [json.loads(line) for line in (tmp_path / "run" / "expert_captcha" / "metrics.jsonl").open()]
+    expert = [json.loads(line) for line in (run / "seed-0" / "expert_captcha" / "metrics.jsonl").open()]
     assert max(r["step"] for r in expert) == 2
     assert saved["budget_steps"]["stages_2_3"] == 4
-    multitask = [json.loads(line) for line in (tmp_path / "run" / "multitask_sft" / "metrics.jsonl").open()]
+    multitask = [json.loads(line) for line in (run / "seed-1" / "multitask_sft" / "metrics.jsonl").open()]
     assert max(r["step"] for r in multitask) == 4
-    table = (tmp_path / "run" / TABLE_FILE).read_text()
+    table = (run / TABLE_FILE).read_text()
     assert all(f"| {name} |" in table for name in MODELS)
-    assert all((tmp_path / "run" / "plots" / f"{name}.png").stat().st_size > 1000
-               for name in ("stage1", "expert_grounding", "expert_captcha", "mopd_student", "multitask_sft"))
+    mopd = result.summary["mopd_student"]["captcha"]
+    assert f"{mopd['mean']:.3f} ± {mopd['sd']:.3f}" in table
+    assert (run / PLOT_FILE).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert all((run / "plots" / f"{name}.png").stat().st_size > 1000
+               for name in ("stage1", "expert_grounding", "expert_captcha", "mopd_student", "opd_student",
+                            "multitask_sft"))
     # the experts moved away from Stage I, and the average lies between them
-    experts = [load_file(str(result.checkpoints[n] / "model.safetensors")) for n in ("expert_grounding",
-                                                                                      "expert_captcha")]
-    average = load_file(str(result.checkpoints["weight_average"] / "model.safetensors"))
+    experts = [load_file(str(result.checkpoints[n][0] / "model.safetensors")) for n in ("expert_grounding",
+                                                                                       "expert_captcha")]
+    average = load_file(str(result.checkpoints["weight_average"][0] / "model.safetensors"))
     name = next(k for k in average if "layers.0.mlp" in k)
     assert torch.allclose(average[name], (experts[0][name] + experts[1][name]) / 2, atol=1e-6)
-    # the student is shipped in half precision, loadable by the hf backend on a CPU
+    # the first seed's student is shipped in half precision, loadable by the hf backend on a CPU
     shipped = load_file(str(tmp_path / "ship" / "model.safetensors"))
     assert {t.dtype for t in shipped.values()} == {torch.float16}
     from uivenus.agent.policies.transformers_local import HFOptions, TransformersPolicy
 
     policy = TransformersPolicy(HFOptions(str(tmp_path / "ship"), device="cpu"))
     assert next(policy.model.parameters()).dtype == torch.float32
+
+    # a rerun trains and evaluates nothing again: every stage and every score is read back
+    stamps = {p: p.stat().st_mtime_ns for p in run.rglob("model.safetensors")}
+    again = run_recipe(config, log=lambda line: None)
+    assert again.scores == result.scores
+    assert {p: p.stat().st_mtime_ns for p in run.rglob("model.safetensors") if "weight_average" not in str(p)} \
+        == {p: t for p, t in stamps.items() if "weight_average" not in str(p)}
+
+
+def test_summary_is_mean_and_sample_sd_over_seeds_per_domain_and_the_table_shows_it() -> None:
+    scores = {"stage1": {0: {"grounding_accuracy": 0.5, "captcha_pass_at_1": 0.1}},
+              "mopd_student": {0: {"grounding_accuracy": 0.6, "captcha_pass_at_1": 0.2},
+                               1: {"grounding_accuracy": 0.8, "captcha_pass_at_1": 0.4},
+                               2: {"grounding_accuracy": 0.7, "captcha_pass_at_1": 0.9}}}
+    summary = summarise(scores)
+    assert summary["stage1"]["grounding"] == {"mean": 0.5, "sd": 0.0, "n": 1}
+    mopd = summary["mopd_student"]
+    assert mopd["grounding"]["mean"] == pytest.approx(0.7) and mopd["grounding"]["sd"] == pytest.approx(0.1)
+    assert mopd["captcha"]["mean"] == pytest.approx(0.5) and mopd["captcha"]["n"] == 3
+    assert mopd["mean"]["mean"] == pytest.approx(0.6)  # the seeds' means over domains: 0.4, 0.6, 0.8
+    assert mopd["mean"]["sd"] == pytest.approx(0.2)
+    table = results_table(summary)
+    assert "| stage1 | 0.500 ± 0.000 | 0.100 ± 0.000 | 0.300 ± 0.000 | 1 |" in table
+    assert "| mopd_student | 0.700 ± 0.100 | 0.500 ± 0.361 | 0.600 ± 0.200 | 3 |" in table
+    assert table.index("| stage1 |") < table.index("| mopd_student |")
 
 
 def test_recipe_config_rejects_stage_keys_the_recipe_sets() -> None:
@@ -80,6 +133,10 @@ def test_recipe_config_rejects_stage_keys_the_recipe_sets() -> None:
         from_dict(RecipeConfig, {"rl_by_domain": {"web": {"max_steps": 3}}})
     with pytest.raises(ConfigError, match=r"rl_by_domain.captcha must not set \['domain'\]"):
         from_dict(RecipeConfig, {"rl_by_domain": {"captcha": {"domain": "captcha"}}})
+    with pytest.raises(ConfigError, match=r"mopd must not set \['seed'\]"):
+        from_dict(RecipeConfig, {"mopd": {"seed": 3}})
+    with pytest.raises(ConfigError, match="each once"):
+        from_dict(RecipeConfig, {"seeds": [1, 1]})
 
 
 def _checkpoint(root: Path, tensors: dict[str, torch.Tensor]) -> Path:

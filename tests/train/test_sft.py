@@ -32,21 +32,6 @@ REPO = Path(__file__).resolve().parents[2]
 COLOURS = ("red", "blue", "green", "orange")
 
 
-def _grounding(root: Path, n: int = 4) -> Path:
-    """Small screens with one coloured square each (ScreenSpot-style records)."""
-    (root / "images").mkdir(parents=True)
-    records = []
-    for i in range(n):
-        image = Image.new("RGB", (64, 64), "white")
-        x, y = 4 + 10 * i, 30 - 6 * i
-        ImageDraw.Draw(image).rectangle([x, y, x + 16, y + 16], fill=COLOURS[i % 4])
-        image.save(root / "images" / f"g{i}.png")
-        records.append({"id": f"g{i}", "img_filename": f"g{i}.png", "bbox": [x, y, x + 16, y + 16],
-                        "instruction": f"the {COLOURS[i % 4]} square"})
-    (root / "annotations.json").write_text(json.dumps(records))
-    return root / "annotations.json"
-
-
 def _store(root: Path) -> Path:
     """A store run of two short episodes with thinking replies, verified Success and Partial; the loop ran them with
     a short prompt template (kept in the episode metadata, as the loop keeps its config), which keeps steps fast."""
@@ -95,8 +80,8 @@ def test_token_weights_combine_span_and_sample_weights() -> None:
 
 # --- configs ----------------------------------------------------------------------------------------
 
-def test_configs_are_strict_and_round_trip(tmp_path: Path) -> None:
-    annotations = _grounding(tmp_path)
+def test_configs_are_strict_and_round_trip(tmp_path: Path, grounding_squares) -> None:
+    annotations = grounding_squares(tmp_path)
     data = {"model": "m", "sources": [{"kind": "grounding", "annotations": str(annotations)}], "lr": 1e-3,
             "span_weights": {"action": 1}}
     config = from_dict(SFTConfig, data)
@@ -139,9 +124,10 @@ def test_the_shipped_configs_load(tmp_path: Path) -> None:
 
 # --- training ---------------------------------------------------------------------------------------
 
-def test_sft_loss_falls_on_a_tiny_model_and_the_checkpoint_loads(tmp_path: Path, tiny_qwen3_vl: Path) -> None:
+def test_sft_loss_falls_on_a_tiny_model_and_the_checkpoint_loads(tmp_path: Path, grounding_squares,
+                                                                  tiny_qwen3_vl: Path) -> None:
     """Overfit a handful of samples (grounding answers and thinking trajectory steps) from a YAML config."""
-    annotations, run_dir = _grounding(tmp_path / "g"), _store(tmp_path / "store")
+    annotations, run_dir = grounding_squares(tmp_path / "g"), _store(tmp_path / "store")
     step = next(iter(samples_from_spec(SourceSpec("trajectories", {"run_dir": str(run_dir)}))))
     assert step.messages[0].text.startswith("You drive a web browser.")  # the episode's own prompt template
     config_file = tmp_path / "sft.yaml"
@@ -204,11 +190,12 @@ class Recording:
         return loss, {}
 
 
-def test_a_run_resumed_from_a_checkpoint_matches_an_uninterrupted_one(tmp_path: Path, tiny_qwen3_vl: Path) -> None:
+def test_a_run_resumed_from_a_checkpoint_matches_an_uninterrupted_one(tmp_path: Path, grounding_squares,
+                                                                       tiny_qwen3_vl: Path) -> None:
     from uivenus.agent.policies.transformers_local import load_processor
 
     processor = load_processor(str(tiny_qwen3_vl))
-    source = grounding_samples(_grounding(tmp_path / "g", n=5))
+    source = grounding_samples(grounding_squares(tmp_path / "g", n=5))
 
     def trainer(out: str, loss, resume: str | None) -> Trainer:
         config = SFTConfig(model=str(tiny_qwen3_vl), out_dir=tmp_path / out, lr=2e-3, warmup_steps=2,

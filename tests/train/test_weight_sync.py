@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 import torch
 from fastapi import FastAPI, Request
-from PIL import Image, ImageDraw
 
 from uivenus.agent.policies.transformers_local import load_processor
 from uivenus.agent.serve import ChatCompletionRequest, ServerThread, policy_request
@@ -74,25 +73,14 @@ def standin(tiny_qwen3_vl: Path) -> Iterator[tuple[StandInVLLM, ServerThread]]:
         yield server, running
 
 
-def _grounding(root: Path, n: int = 4) -> Path:
-    (root / "images").mkdir(parents=True)
-    records = []
-    for i in range(n):
-        image = Image.new("RGB", (64, 64), "white")
-        ImageDraw.Draw(image).rectangle([8 + 6 * i, 10, 24 + 6 * i, 26], fill=("red", "blue")[i % 2])
-        image.save(root / "images" / f"g{i}.png")
-        records.append({"img_filename": f"g{i}.png", "bbox": [8 + 6 * i, 10, 24 + 6 * i, 26],
-                        "instruction": f"the {('red', 'blue')[i % 2]} square"})
-    (root / "annotations.json").write_text(json.dumps(records))
-    return root / "annotations.json"
-
-
-def test_vllm_rollouts_keep_the_servers_tokens_and_log_probabilities(standin, tmp_path: Path) -> None:
+def test_vllm_rollouts_keep_the_servers_tokens_and_log_probabilities(standin, grounding_squares,
+                                                                     tmp_path: Path) -> None:
     server, running = standin
     config = SamplingConfig(k=2, max_new_tokens=6, server=f"vllm:{running.base_url}#standin")
     sampler = make_sampler(config, None, server.processor)
     assert isinstance(sampler, VLLMSampler)
-    samples = list(samples_from_spec(SourceSpec("grounding", {"annotations": str(_grounding(tmp_path / "g"))})))[:2]
+    annotations = grounding_squares(tmp_path / "g")
+    samples = list(samples_from_spec(SourceSpec("grounding", {"annotations": str(annotations)})))[:2]
     torch.manual_seed(0)
     rollouts = sampler.sample(samples)
     assert len(rollouts) == 4 and all(r.sampler_logp is not None and len(r.sampler_logp) == len(r.completion_ids)
@@ -105,18 +93,20 @@ def test_vllm_rollouts_keep_the_servers_tokens_and_log_probabilities(standin, tm
     assert (scored.sampler_logp[scored.mask] < 0).all()
 
 
-def test_a_server_without_token_ids_is_refused(tiny_qwen3_vl: Path, tmp_path: Path) -> None:
+def test_a_server_without_token_ids_is_refused(tiny_qwen3_vl: Path, tmp_path: Path, grounding_squares) -> None:
     app = FastAPI()
     app.post("/v1/chat/completions")(lambda: {"choices": [{"message": {"role": "assistant", "content": "[1,2]"}}]})
     with ServerThread(app) as running:
         config = SamplingConfig(k=1, max_new_tokens=4, server=f"vllm:{running.base_url}?retries=0#m")
         sampler = make_sampler(config, None, load_processor(str(tiny_qwen3_vl)))
-        sample = list(samples_from_spec(SourceSpec("grounding", {"annotations": str(_grounding(tmp_path / "g"))})))[0]
+        annotations = grounding_squares(tmp_path / "g")
+        sample = list(samples_from_spec(SourceSpec("grounding", {"annotations": str(annotations)})))[0]
         with pytest.raises(SamplingError, match="no token ids"):
             sampler.sample([sample])
 
 
-def test_pushing_every_other_step_records_staleness_and_keeps_the_sampler_on_policy(standin, tiny_qwen3_vl: Path,
+def test_pushing_every_other_step_records_staleness_and_keeps_the_sampler_on_policy(standin, grounding_squares,
+                                                                                    tiny_qwen3_vl: Path,
                                                                                     tmp_path: Path) -> None:
     server, running = standin
     server.push(load_model(tiny_qwen3_vl, "float32").state_dict())  # a fresh start, whatever ran before
@@ -129,7 +119,7 @@ def test_pushing_every_other_step_records_staleness_and_keeps_the_sampler_on_pol
     config = MOPDConfig(model=str(tiny_qwen3_vl), out_dir=tmp_path / "run", dtype="float32", lr=3e-3,
                         schedule="constant", max_steps=4, batch_size=2, resume=None, tensorboard=False,
                         progress=False, teachers={"grounding": str(teacher)},
-                        sources=(SourceSpec("grounding", {"annotations": str(_grounding(tmp_path / "g"))}),),
+                        sources=(SourceSpec("grounding", {"annotations": str(grounding_squares(tmp_path / "g"))}),),
                         action_aware=False, sampling=SamplingConfig(k=2, max_new_tokens=6,
                                                                      server=f"vllm:{running.base_url}#standin"))
     with pytest.raises(TrainError, match="CUDA|vllm"):  # the shipped pusher is TRL's NCCL client: GPU only

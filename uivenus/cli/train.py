@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from uivenus.cli.console import cli_console
 from uivenus.cli.errors import fail
@@ -89,8 +88,9 @@ def mopd(config: ConfigOption, overrides: Overrides = None) -> None:
 
 @app.command("recipe")
 def recipe(config: ConfigOption, overrides: Overrides = None) -> None:
-    """The miniature recipe: every stage, both baselines, held-out evaluation, and the comparison table."""
-    from uivenus.train.recipe import MODELS, RESULTS_FILE, RecipeConfig, run_recipe
+    """The miniature recipe: Stage I once, then every seed's experts, students and baselines, held-out evaluation,
+    and the comparison (mean ± sd over seeds)."""
+    from uivenus.train.recipe import PLOT_FILE, RESULTS_FILE, RecipeConfig, results_table, run_recipe
     from uivenus.train.trainer import TrainError
 
     settings = _load(config, RecipeConfig, overrides)
@@ -98,15 +98,9 @@ def recipe(config: ConfigOption, overrides: Overrides = None) -> None:
         result = run_recipe(settings, log=lambda line: console.print(f"[bold]{line}[/bold]"))
     except TrainError as exc:
         fail(f"recipe failed: {exc}")
-    table = Table(title="Miniature recipe: held-out scores")
-    for column in ("model", "grounding accuracy", "CAPTCHA Pass@1", "seconds"):
-        table.add_column(column)
-    for name in MODELS:
-        row = result.scores[name]
-        table.add_row(name, f"{row['grounding_accuracy']:.3f} (n={int(row['grounding_n'])})",
-                      f"{row['captcha_pass_at_1']:.3f} (n={int(row['captcha_n'])})",
-                      f"{result.seconds.get(name, 0.0):.0f} train + {result.seconds[f'eval_{name}']:.0f} eval")
-    console.print(table)
-    console.print(f"results: {result.out_dir / RESULTS_FILE}  curves: {result.out_dir / 'plots'}")
+    console.print(f"Held-out scores, mean ± sd over seeds {', '.join(map(str, settings.seeds))}:", markup=False)
+    console.print(results_table(result.summary), markup=False, highlight=False)
+    console.print(f"results: {result.out_dir / RESULTS_FILE}  plot: {result.out_dir / PLOT_FILE}  "
+                  f"curves: {result.out_dir / 'plots'}")
     if result.shipped:
         console.print(f"[bold green]shipped the MOPD student to[/bold green] {result.shipped}")

@@ -1,11 +1,14 @@
 """The miniature recipe: the three training stages, end to end on a CPU, on the project's own synthetic data.
 
-A tiny Qwen3-VL is built from its config; Stage I trains it on grounding and CAPTCHA samples together; Stage II
-trains one expert per domain from Stage I; Stage III distils both experts into one student (from Stage I). Two
-baselines get the same data: the naive weight average of the experts, and one multi-task SFT model trained on
-for as many more steps as Stages II and III took (the same total step budget). Every model is scored on
-held-out generated data with the real harnesses (grounding accuracy, CAPTCHA Pass@1 in Chromium), and the
-student can be shipped as the bundled `nano` policy.
+A tiny Qwen3-VL is built from its config; Stage I trains it once on grounding and CAPTCHA samples together (its
+checkpoint is reused when the recipe runs again). Then, for every seed: Stage II trains one expert per domain from
+Stage I; Stage III distils both experts into one student from Stage I, action-aware with the teacher hint (MOPD),
+and, as a baseline, plainly (every token weighted 1, no hint); the other baselines are the naive weight average of
+the experts and one multi-task SFT model trained on from Stage I for as many steps as Stages II and III took.
+Every model is scored on held-out generated data with the real harnesses (grounding accuracy, CAPTCHA Pass@1 in
+Chromium); the comparison is each model's mean ± sd over the seeds per domain, as JSON, a markdown table and a
+bar plot with error bars. Every stage resumes from its own checkpoints and every evaluation is kept, so a rerun
+(or a run that stopped) does only what is left. The first seed's MOPD student can be shipped as the `nano` policy.
 
     uivenus train recipe --config configs/nano.yaml [key=value ...]
 """
@@ -13,6 +16,7 @@ student can be shipped as the bundled `nano` policy.
 from __future__ import annotations
 
 import json
+import statistics
 import time
 from collections.abc import Callable, Mapping
 from contextlib import ExitStack
@@ -20,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from uivenus.files import write_text
 from uivenus.train.config import ConfigError, check_settings, from_dict, save_config
 from uivenus.train.mopd import MOPDConfig
 from uivenus.train.rl import RLConfig
@@ -27,16 +32,23 @@ from uivenus.train.samples import Domain
 from uivenus.train.sft import SFTConfig
 
 __all__ = ["CaptchaData", "GroundingData", "RecipeConfig", "RecipeResult", "TinyModelSpec", "results_table",
-           "run_recipe", "ship_checkpoint"]
+           "run_recipe", "ship_checkpoint", "summarise"]
 
 RESULTS_FILE = "recipe_results.json"
 TABLE_FILE = "recipe_table.md"
+PLOT_FILE = "recipe_scores.png"
+SCORES_FILE = "scores.json"
 #: The models the recipe compares, in table order.
-MODELS = ("stage1", "expert_grounding", "expert_captcha", "mopd_student", "weight_average", "multitask_sft")
+MODELS = ("stage1", "expert_grounding", "expert_captcha", "mopd_student", "opd_student", "weight_average",
+          "multitask_sft")
 #: The Stage II experts, one per domain of the recipe's data.
 EXPERT_DOMAINS = (Domain.GROUNDING, Domain.CAPTCHA)
+#: Each domain's held-out score (a key of an evaluation's scores): what the comparison reports.
+DOMAIN_SCORES = {Domain.GROUNDING.value: "grounding_accuracy", Domain.CAPTCHA.value: "captcha_pass_at_1"}
+#: The Stage III students: MOPD as configured, and plain on-policy distillation (every token weighted 1, no hint).
+STUDENTS = {"mopd_student": {}, "opd_student": {"action_aware": False, "hint": False}}
 #: Keys of a stage's settings the recipe sets itself (a config that sets them is rejected, not silently overridden).
-_RECIPE_KEYS = ("model", "out_dir", "sources", "domain", "teachers", "eval_sources", "progress")
+_RECIPE_KEYS = ("model", "out_dir", "sources", "domain", "teachers", "eval_sources", "progress", "seed", "resume")
 
 
 @dataclass(frozen=True)
@@ -80,7 +92,8 @@ class CaptchaData:
 
 @dataclass(frozen=True)
 class RecipeConfig:
-    """The whole recipe. `sft`, `rl` and `mopd` are the stages' own settings (SFTConfig, RLConfig, MOPDConfig
+    """The whole recipe. `seeds`: Stages II and III and the baselines run once per seed (Stage I once, with
+    `model.seed`). `sft`, `rl` and `mopd` are the stages' own settings (SFTConfig, RLConfig, MOPDConfig
     fields such as lr, batch_size, max_steps, sampling) without the model, data and output paths the recipe sets.
     `rl_by_domain` overrides `rl` keys for one expert (a shallow merge), since experts differ in cost: a CAPTCHA
     prompt carries the whole agent prompt, a grounding prompt a few lines. `ship_to` (optional) receives the MOPD
@@ -89,6 +102,7 @@ class RecipeConfig:
     1,024-token agentic limit)."""
 
     out_dir: Path = Path("runs/nano")
+    seeds: tuple[int, ...] = (0, 1, 2)
     model: TinyModelSpec = TinyModelSpec()
     grounding: GroundingData = GroundingData()
     captcha: CaptchaData = CaptchaData()
@@ -103,6 +117,8 @@ class RecipeConfig:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "out_dir", Path(self.out_dir))
+        if not self.seeds or len(set(self.seeds)) != len(self.seeds):
+            raise ConfigError(f"seeds must name at least one seed, each once; got {list(self.seeds)}")
         unknown = sorted(set(self.rl_by_domain) - {d.value for d in EXPERT_DOMAINS})
         if unknown:
             raise ConfigError(f"rl_by_domain names {unknown}; the recipe's experts are "
@@ -118,11 +134,14 @@ class RecipeConfig:
 
 @dataclass(frozen=True)
 class RecipeResult:
-    """Where everything went, each model's held-out scores, and how long each part took."""
+    """Where everything went, each model's held-out scores per seed (`scores[model][seed]`; Stage I, trained once,
+    under `model.seed`), their mean ± sd per domain (`summary`, see `summarise`), and how long each part
+    took."""
 
     out_dir: Path
-    checkpoints: Mapping[str, Path]
-    scores: Mapping[str, Mapping[str, float]]
+    checkpoints: Mapping[str, Mapping[int, Path]]
+    scores: Mapping[str, Mapping[int, Mapping[str, float]]]
+    summary: Mapping[str, Mapping[str, Mapping[str, float]]]
     seconds: Mapping[str, float]
     shipped: Path | None = None
 
@@ -178,11 +197,12 @@ def _browsers(stack: ExitStack, captcha_dir: Path) -> dict[str, Any]:
     return envs
 
 
-# --- stages ---------------------------------------------------------------------------------------
+# --- stages ---
 
 def _stage(cls: type, settings: Mapping[str, Any], where: str, **recipe: Any) -> Any:
-    """A stage config: its settings from the recipe file plus what the recipe sets (model, data, out_dir)."""
-    return from_dict(cls, {**settings, **recipe}, where)
+    """A stage config: its settings from the recipe file plus what the recipe sets (model, data, out_dir, seed),
+    resuming from the stage's own checkpoints (a finished stage returns its final model at once)."""
+    return from_dict(cls, {**settings, "resume": "auto", **recipe}, where)
 
 
 def ship_checkpoint(source: Path | str, dest: Path | str, dtype: str = "float16") -> Path:
@@ -235,41 +255,137 @@ class _CappedPolicy:
 
 def _evaluate(name: str, checkpoint: Path, data: Mapping[str, Path], config: RecipeConfig, out: Path,
               envs: Mapping[str, Any]) -> dict[str, float]:
+    """The model's held-out scores, kept in `out/scores.json` (a rerun reads them instead of evaluating again)."""
     from uivenus.agent.policies.transformers_local import HFOptions, TransformersPolicy
     from uivenus.evals.captcha import evaluate_captchas
     from uivenus.evals.grounding import evaluate_grounding
     from uivenus.evals.grounding_data import load_grounding
 
+    kept = out / SCORES_FILE
+    if kept.is_file():
+        return json.loads(kept.read_text(encoding="utf-8"))
     policy = _CappedPolicy(TransformersPolicy(HFOptions(str(checkpoint), device="cpu", dtype="float32",
                                                         batch_size=16)), config.eval_max_new_tokens, name)
     try:
-        grounding = evaluate_grounding(load_grounding(data["grounding_eval"]), policy, out / name / "grounding",
+        grounding = evaluate_grounding(load_grounding(data["grounding_eval"]), policy, out / "grounding",
                                        batch_size=16, progress=config.progress)
-        captcha = evaluate_captchas(data["captcha_eval"], policy, out / name / "captcha",
+        captcha = evaluate_captchas(data["captcha_eval"], policy, out / "captcha",
                                     max_steps=config.captcha.max_steps, progress=config.progress, envs=envs)
     finally:
         policy.close()
-    return {"grounding_accuracy": grounding["accuracy"], "grounding_n": grounding["n"],
-            "captcha_pass_at_1": captcha["pass_at_1"], "captcha_n": captcha["n"]}
+    scores = {"grounding_accuracy": grounding["accuracy"], "grounding_n": grounding["n"],
+              "captcha_pass_at_1": captcha["pass_at_1"], "captcha_n": captcha["n"]}
+    write_text(kept, json.dumps(scores) + "\n")
+    return scores
 
 
-def results_table(scores: Mapping[str, Mapping[str, float]]) -> str:
-    """The comparison as a markdown table: one row per model, held-out grounding accuracy and CAPTCHA Pass@1."""
-    lines = ["| model | grounding acc (held out) | CAPTCHA Pass@1 (held out) |", "|---|---|---|"]
-    for name in [m for m in MODELS if m in scores] + [m for m in scores if m not in MODELS]:
-        row = scores[name]
-        lines.append(f"| {name} | {row['grounding_accuracy']:.3f} (n={int(row['grounding_n'])}) | "
-                     f"{row['captcha_pass_at_1']:.3f} (n={int(row['captcha_n'])}) |")
+# --- the comparison -------------------------------------------------------------------------------
+
+def _mean_sd(values: list[float]) -> dict[str, float]:
+    return {"mean": statistics.fmean(values), "sd": statistics.stdev(values) if len(values) > 1 else 0.0,
+            "n": len(values)}
+
+
+def summarise(scores: Mapping[str, Mapping[int, Mapping[str, float]]]) -> dict[str, dict[str, dict[str, float]]]:
+    """Per model, each domain's held-out score and their mean over domains as {mean, sd, n}: the sample standard
+    deviation over the n seeds the model ran with (sd 0 for one)."""
+    summary: dict[str, dict[str, dict[str, float]]] = {}
+    for name, by_seed in scores.items():
+        runs = list(by_seed.values())
+        summary[name] = {domain: _mean_sd([row[key] for row in runs]) for domain, key in DOMAIN_SCORES.items()}
+        summary[name]["mean"] = _mean_sd([statistics.fmean(row[key] for key in DOMAIN_SCORES.values())
+                                          for row in runs])
+    return summary
+
+
+def _ordered(names: Any) -> list[str]:
+    return [m for m in MODELS if m in names] + [m for m in names if m not in MODELS]
+
+
+def results_table(summary: Mapping[str, Mapping[str, Mapping[str, float]]]) -> str:
+    """The comparison as a markdown table: one row per model, each domain's held-out score and the mean over
+    domains as mean ± sd over the seeds."""
+    columns = [*DOMAIN_SCORES, "mean"]
+    lines = ["| model | " + " | ".join(f"{c} (mean ± sd)" for c in columns) + " | seeds |",
+             "|---" * (len(columns) + 2) + "|"]
+    for name in _ordered(summary):
+        row = summary[name]
+        cells = [f"{row[c]['mean']:.3f} ± {row[c]['sd']:.3f}" for c in columns]
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {int(row['mean']['n'])} |")
     return "\n".join(lines) + "\n"
 
 
-def run_recipe(config: RecipeConfig, *, log: Callable[[str], None] = print) -> RecipeResult:
-    """Run every stage, both baselines and every evaluation; write `recipe_results.json`, the table and the plots."""
-    from uivenus.synth.captcha import capture_captcha_screens
+def _plot(summary: Mapping[str, Mapping[str, Mapping[str, float]]], out: Path) -> Path:
+    """Grouped bars: every model's score per domain (and the mean over domains), error bars one sd over seeds."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    columns = [*DOMAIN_SCORES, "mean"]
+    names = _ordered(summary)
+    width = 0.8 / len(names)
+    fig, ax = plt.subplots(figsize=(2.6 * len(columns) + 2, 4))
+    for i, name in enumerate(names):
+        xs = [c + (i - (len(names) - 1) / 2) * width for c in range(len(columns))]
+        ax.bar(xs, [summary[name][c]["mean"] for c in columns], width,
+               yerr=[summary[name][c]["sd"] for c in columns], capsize=3, label=name)
+    ax.set_xticks(range(len(columns)), [DOMAIN_SCORES.get(c, "mean over domains") for c in columns])
+    ax.set_ylabel("held-out score (mean ± sd over seeds)")
+    ax.set_ylim(0, 1)
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+# --- the run --------------------------------------------------------------------------------------
+
+def _seed_models(config: RecipeConfig, seed: int, stage1: Path, sources: Mapping[Domain, Mapping[str, Any]],
+                 seconds: dict[str, float], log: Callable[[str], None]) -> tuple[dict[str, Path], int]:
+    """Stages II and III and the baselines from Stage I under one seed; returns the checkpoints and the steps that
+    Stages II and III took (the multi-task baseline's budget)."""
     from uivenus.train.merge import average_checkpoints
     from uivenus.train.mopd import train_mopd
-    from uivenus.train.plots import plot_metrics
     from uivenus.train.rl import train_rl
+    from uivenus.train.sft import train_sft
+
+    out = config.out_dir / f"seed-{seed}"
+    mix = list(sources.values())
+    ckpt: dict[str, Path] = {}
+    budget = 0
+    for domain in EXPERT_DOMAINS:
+        name = f"expert_{domain.value}"
+        log(f"seed {seed}, Stage II: RL expert for {domain.value}")
+        settings = {**config.rl, **config.rl_by_domain.get(domain.value, {})}
+        rl = _stage(RLConfig, settings, f"rl ({domain.value})", model=str(stage1), out_dir=str(out / name),
+                    sources=[sources[domain]], domain=domain.value, seed=seed, progress=config.progress)
+        ckpt[name] = _timed(seconds, f"seed-{seed}/{name}", lambda rl=rl: train_rl(rl))
+        budget += rl.max_steps or 0
+    teachers = {d.value: str(ckpt[f"expert_{d.value}"]) for d in EXPERT_DOMAINS}
+    for name, variant in STUDENTS.items():
+        log(f"seed {seed}, Stage III: {name} distilled from both experts")
+        mopd = _stage(MOPDConfig, {**config.mopd, **variant}, "mopd", model=str(stage1), out_dir=str(out / name),
+                      sources=mix, teachers=teachers, seed=seed, progress=config.progress)
+        ckpt[name] = _timed(seconds, f"seed-{seed}/{name}", lambda mopd=mopd: train_mopd(mopd))
+    budget += mopd.max_steps or 0
+    log(f"seed {seed}, baselines: weight average of the experts; multi-task SFT for {budget} steps")
+    ckpt["weight_average"] = _timed(seconds, f"seed-{seed}/weight_average", lambda: average_checkpoints(
+        [ckpt[f"expert_{d.value}"] for d in EXPERT_DOMAINS], out / "weight_average"))
+    multitask = _stage(SFTConfig, {**config.sft, "max_steps": budget, "warmup_steps": 0}, "sft", model=str(stage1),
+                       out_dir=str(out / "multitask_sft"), sources=mix, seed=seed, progress=config.progress)
+    ckpt["multitask_sft"] = _timed(seconds, f"seed-{seed}/multitask_sft", lambda: train_sft(multitask))
+    return ckpt, budget
+
+
+def run_recipe(config: RecipeConfig, *, log: Callable[[str], None] = print) -> RecipeResult:
+    """Run Stage I once, then every seed's stages, baselines and evaluations; write `recipe_results.json`, the
+    table, the comparison plot and the first seed's training curves."""
+    from uivenus.synth.captcha import capture_captcha_screens
+    from uivenus.train.plots import plot_metrics
     from uivenus.train.sft import train_sft
     from uivenus.train.tiny import build_tiny_qwen3_vl
 
@@ -277,61 +393,58 @@ def run_recipe(config: RecipeConfig, *, log: Callable[[str], None] = print) -> R
     out.mkdir(parents=True, exist_ok=True)
     save_config(config, out / "recipe.yaml")
     seconds: dict[str, float] = {}
-    ckpt: dict[str, Path] = {}
+    ckpt: dict[str, dict[int, Path]] = {name: {} for name in MODELS}
+    scores: dict[str, dict[int, dict[str, float]]] = {name: {} for name in MODELS}
     with ExitStack() as stack:
         paths = _timed(seconds, "data", lambda: _data(config))
         envs = _browsers(stack, paths["captcha_train"])
         if not _has_screens(paths["captcha_train"]):
             _timed(seconds, "captcha_screens", lambda: capture_captcha_screens(paths["captcha_train"], envs=envs))
-        grounding_src = {"kind": "grounding", "annotations": str(paths["grounding_train"]), "frame_kind": "rel"}
-        captcha_src = {"kind": "captcha", "data_dir": str(paths["captcha_train"])}
-        mix = [grounding_src, captcha_src]
-        model_spec = config.model
-        base = _timed(seconds, "build", lambda: build_tiny_qwen3_vl(
-            out / "base", hidden=model_spec.hidden, layers=model_spec.layers, vision_hidden=model_spec.vision_hidden,
-            vision_layers=model_spec.vision_layers, vocab_size=model_spec.vocab_size,
-            max_pixels=model_spec.max_pixels, seed=model_spec.seed))
+        sources = {Domain.GROUNDING: {"kind": "grounding", "annotations": str(paths["grounding_train"]),
+                                      "frame_kind": "rel"},
+                   Domain.CAPTCHA: {"kind": "captcha", "data_dir": str(paths["captcha_train"])}}
+        spec = config.model
+        base = out / "base"
+        if not (base / "config.json").is_file():
+            _timed(seconds, "build", lambda: build_tiny_qwen3_vl(
+                base, hidden=spec.hidden, layers=spec.layers, vision_hidden=spec.vision_hidden,
+                vision_layers=spec.vision_layers, vocab_size=spec.vocab_size, max_pixels=spec.max_pixels,
+                seed=spec.seed))
 
-        log("Stage I: SFT on the grounding + CAPTCHA mix")
-        sft = _stage(SFTConfig, config.sft, "sft", model=str(base), out_dir=str(out / "stage1"), sources=mix,
-                     progress=config.progress)
-        ckpt["stage1"] = _timed(seconds, "stage1", lambda: train_sft(sft))
+        log("Stage I: SFT on the grounding + CAPTCHA mix (once; reused by every seed and every rerun)")
+        sft = _stage(SFTConfig, config.sft, "sft", model=str(base), out_dir=str(out / "stage1"),
+                     sources=list(sources.values()), seed=spec.seed, progress=config.progress)
+        stage1 = _timed(seconds, "stage1", lambda: train_sft(sft))
+        log("Evaluating stage1 on held-out grounding and CAPTCHAs")
+        stage1_scores = _timed(seconds, "eval_stage1", lambda: _evaluate(
+            "stage1", stage1, paths, config, out / "eval" / "stage1", envs))
+        ckpt["stage1"][spec.seed], scores["stage1"][spec.seed] = stage1, stage1_scores
         budget = 0
-        for domain, source in zip(EXPERT_DOMAINS, (grounding_src, captcha_src), strict=True):
-            name = f"expert_{domain.value}"
-            log(f"Stage II: RL expert for {domain.value}")
-            settings = {**config.rl, **config.rl_by_domain.get(domain.value, {})}
-            rl = _stage(RLConfig, settings, f"rl ({domain.value})", model=str(ckpt["stage1"]),
-                        out_dir=str(out / name), sources=[source], domain=domain.value, progress=config.progress)
-            ckpt[name] = _timed(seconds, name, lambda rl=rl: train_rl(rl))
-            budget += rl.max_steps or 0
-        log("Stage III: MOPD student distilled from both experts")
-        mopd = _stage(MOPDConfig, config.mopd, "mopd", model=str(ckpt["stage1"]), out_dir=str(out / "mopd_student"),
-                      sources=mix, progress=config.progress,
-                      teachers={Domain.GROUNDING.value: str(ckpt["expert_grounding"]),
-                                Domain.CAPTCHA.value: str(ckpt["expert_captcha"])})
-        ckpt["mopd_student"] = _timed(seconds, "mopd_student", lambda: train_mopd(mopd))
-        budget += mopd.max_steps or 0
-        log("Baselines: weight average of the experts; multi-task SFT for the same step budget")
-        ckpt["weight_average"] = _timed(seconds, "weight_average", lambda: average_checkpoints(
-            [ckpt["expert_grounding"], ckpt["expert_captcha"]], out / "weight_average"))
-        multitask = _stage(SFTConfig, {**config.sft, "max_steps": budget, "warmup_steps": 0}, "sft",
-                           model=str(ckpt["stage1"]), out_dir=str(out / "multitask_sft"), sources=mix,
-                           progress=config.progress)
-        ckpt["multitask_sft"] = _timed(seconds, "multitask_sft", lambda: train_sft(multitask))
+        for seed in config.seeds:
+            models, budget = _seed_models(config, seed, stage1, sources, seconds, log)
+            for name, path in models.items():
+                ckpt[name][seed] = path
+                log(f"seed {seed}: evaluating {name} on held-out grounding and CAPTCHAs")
+                where = out / "eval" / f"seed-{seed}" / name
+                scores[name][seed] = _timed(seconds, f"seed-{seed}/eval_{name}", lambda n=name, p=path, w=where:
+                                            _evaluate(n, p, paths, config, w, envs))
+    first = config.seeds[0]
+    for name in MODELS:  # the first seed's curves (the other seeds' metrics.jsonl are beside their checkpoints)
+        if name != "weight_average":
+            path = ckpt[name][spec.seed if name == "stage1" else first]
+            plot_metrics(path.parents[2] / "metrics.jsonl", out / "plots" / f"{name}.png", title=name)
+    shipped = (ship_checkpoint(ckpt["mopd_student"][first], config.ship_to, config.ship_dtype)
+               if config.ship_to else None)
+    summary = summarise(scores)
+    write_text(out / TABLE_FILE, results_table(summary))
+    _plot(summary, out / PLOT_FILE)
+    def by_seed(table: Mapping[str, Mapping[int, Any]]) -> dict[str, dict[str, Any]]:
+        return {name: {str(seed): value for seed, value in rows.items()} for name, rows in table.items()}
 
-        scores: dict[str, dict[str, float]] = {}
-        for name in MODELS:
-            log(f"Evaluating {name} on held-out grounding and CAPTCHAs")
-            scores[name] = _timed(seconds, f"eval_{name}", lambda name=name: _evaluate(
-                name, ckpt[name], paths, config, out / "eval", envs))
-    for name in ("stage1", "expert_grounding", "expert_captcha", "mopd_student", "multitask_sft"):
-        plot_metrics(out / name / "metrics.jsonl", out / "plots" / f"{name}.png", title=name)
-    shipped = ship_checkpoint(ckpt["mopd_student"], config.ship_to, config.ship_dtype) if config.ship_to else None
-    table = results_table(scores)
-    (out / TABLE_FILE).write_text(table, encoding="utf-8")
-    payload = {"scores": scores, "seconds": seconds, "checkpoints": {k: str(v) for k, v in ckpt.items()},
-               "budget_steps": {"stage1": sft.max_steps, "stages_2_3": budget, "multitask_sft_extra": budget},
+    payload = {"seeds": list(config.seeds), "summary": summary, "scores": by_seed(scores), "seconds": seconds,
+               "checkpoints": by_seed({name: {s: str(p) for s, p in rows.items()} for name, rows in ckpt.items()}),
+               "budget_steps": {"stage1": sft.max_steps, "stages_2_3": budget, "multitask_sft_extra": budget,
+                                "each_student": config.mopd.get("max_steps")},
                "shipped": str(shipped) if shipped else None}
-    (out / RESULTS_FILE).write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
-    return RecipeResult(out, ckpt, scores, seconds, shipped)
+    write_text(out / RESULTS_FILE, json.dumps(payload, indent=2) + "\n")
+    return RecipeResult(out, ckpt, scores, summary, seconds, shipped)
