@@ -41,6 +41,11 @@ from uivenus.records import TaskSpec
 log = logging.getLogger(__name__)
 
 
+def _nothing_to_answer() -> bool:
+    """The `answered` of a settle that waits for no app (a Wait sent no input)."""
+    return True
+
+
 #: Actions that only speak to the agent loop; they touch nothing on screen.
 NO_INPUT = frozenset({A.TAKE_NOTE, A.ANSWER, A.CALL_USER, A.FINISHED})
 
@@ -379,29 +384,42 @@ class DesktopEnv(EnvBase):
             state["osworld"] = self._osworld.to_dict()
         return state
 
-    def _settle(self, before: bytearray | None, hold_s: float) -> mss.screenshot.ScreenShot:
+    def _settle(self, before: bytearray | None, hold_s: float, answered: Callable[[], bool] = _nothing_to_answer
+                ) -> mss.screenshot.ScreenShot:
         """Grab until the screen shows the input's effect and holds still for `hold_s`, within settle_max_s.
 
         The server's reports of drawing (DAMAGE) say when to grab: the wait for the input's effect sleeps until
         something is drawn, and a changed frame after which nothing was drawn is confirmed without grabbing again.
-        A screen that does not change within settle_quiet_s is taken as an input with no visible effect. Without
+        A screen that does not change within settle_quiet_s of the apps having `answered` that they handled the
+        input (however late a loaded machine lets them) is taken as an input with no visible effect. Without
         `before` (no input to wait for) the screen only has to hold still.
         """
         cfg = self.config
         start = time.monotonic()
+        quiet_from = start if answered() else None  # when the apps had handled the input
+
+        def answer_came() -> bool:
+            return quiet_from is None and answered()
+
         with self._x.watching_damage(below=self._bar_rows, poll_s=cfg.settle_poll_s) as drawn:
-            drawn(0.0)  # drawing from here on is reported
+            drawn(0.0, answer_came)  # drawing from here on is reported
             shot = self._screen.grab()
             changed = before is None or self._differs(shot.raw, before)
             held_from = start
             while True:
                 now = time.monotonic()
-                if now - start >= cfg.settle_max_s or (not changed and now - start >= cfg.settle_quiet_s):
+                if quiet_from is None and answered():
+                    quiet_from = now
+                if now - start >= cfg.settle_max_s or (
+                        not changed and quiet_from is not None and now - quiet_from >= cfg.settle_quiet_s):
                     return shot
-                wait = held_from + hold_s - now if changed else start + cfg.settle_quiet_s - now
-                if not drawn(min(max(wait, 0.0), start + cfg.settle_max_s - now)):  # the screen is still `shot`
+                if changed:
+                    wait = held_from + hold_s - now
+                else:
+                    wait = quiet_from + cfg.settle_quiet_s - now if quiet_from is not None else cfg.settle_max_s
+                if not drawn(min(max(wait, 0.0), start + cfg.settle_max_s - now), answer_came):
                     if changed and time.monotonic() - held_from >= hold_s:
-                        return shot
+                        return shot  # the screen is still `shot`
                     continue
                 grab = self._screen.grab()
                 if self._differs(grab.raw, shot.raw):
@@ -428,7 +446,8 @@ class DesktopEnv(EnvBase):
                 return self._act(action)
             finally:  # also after a failed Sequence member: what did run is on screen before observe()
                 self._x.sync()
-                self._frame = self._settle(before, hold_s=self.config.settle_hold_s)
+                answered = self._x.ping_apps(self.config.settle_max_s) if before is not None else _nothing_to_answer
+                self._frame = self._settle(before, hold_s=self.config.settle_hold_s, answered=answered)
 
     def _act(self, action: Action) -> Mapping[str, Any] | None:
         sends = INPUT_HANDLERS.get(action.type)
