@@ -415,9 +415,11 @@ class XConnection:
         self._damage = (watch, below)
 
         def drawn(wait_s: float, until: Callable[[], bool]) -> bool:
-            self._drawn = False
-            self.sync()
+            self._drawn = False  # what was read before belongs to the last call, which ended with a round trip
+            self._read_events()
             self._wait_events(lambda: self._drawn or until(), wait_s)
+            if not self._drawn:  # a round trip: everything drawn until now has been reported
+                self.sync()
             return self._drawn
 
         try:
