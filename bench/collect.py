@@ -1,26 +1,37 @@
-"""Collection throughput: episodes per minute of `Collector` with 1 and 2 process-pool workers and 2 Ray actors.
+"""Collection throughput: episodes per minute of `Collector` with 1, 2 and 4 process-pool workers and 2 Ray actors.
 
-Run: `.venv/bin/python bench/collect.py [--episodes 8] [--rounds 1] [--executors process:1,process:2,ray:2]`.
+Run: `.venv/bin/python bench/collect.py [--episodes 24] [--rounds 2] [--executors process:1,process:2,process:4,ray:2]`.
 Oracle episodes of synthesised sandbox tasks (settings, notes, contacts) are collected, stored and verified as
-`uivenus tasks loop` does, each configuration into a fresh store, one after the other. Besides episodes per minute
-(wall time of `Collector.collect`, starting the workers included) each line splits the wall time into the
-episodes' own work (the seconds the workers report, divided by the workers) and the rest: starting the workers
-(processes or Ray, a browser each) and dispatch. Targets (issue 17): 2 workers >= 1.7x one worker; Ray within 15%
-of the process pool.
+`uivenus tasks loop` does, each configuration into a fresh store, one after the other (`--rounds` repeats them,
+interleaved, and every round is printed). Each line gives two rates, because a short run is mostly start-up:
+
+- `steady`: episodes per minute once every worker has finished its first episode (its process or Ray actor is up
+  and its browser launched; a worker keeps both for every later job), from the results that arrive after that
+  moment; this is the rate of a long collection, and the one the targets compare;
+- `wall`: episodes over the whole `Collector.collect`, start-up included; `start-up` is the time until the last
+  worker's first episode was back.
+
+`cores` is the CPU time of this process and everything it started (workers, browsers, Ray's daemons) divided by the
+wall time, and `load` the machine's 1-minute load average when the configuration started: on a shared machine the
+rates move with the other users' load, so compare the ratios of one round. Targets (issue 17): 2 workers >= 1.7x
+one worker; Ray within 15% of the process pool with as many workers.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
+import os
 import tempfile
 import time
+from collections.abc import Iterable, Iterator
 from typing import Any
+
+import psutil
 
 from uivenus.tasks.catalog import Catalog, FunctionCall
 from uivenus.tasks.catalog_docs import bundled_docs, catalog_from_docs
 from uivenus.tasks.collect import Collector
-from uivenus.tasks.executors import make_executor
+from uivenus.tasks.executors import Executor, JobFn, make_executor
 from uivenus.tasks.functions import app_model
 from uivenus.tasks.phrasing import compose, phrase_call
 from uivenus.tasks.spec import SynthTask, TaskKind
@@ -55,39 +66,84 @@ def tasks(n: int) -> list[SynthTask]:
     return out
 
 
+class _Arrivals:
+    """The executor as the Collector sees it, noting when each result comes back (and from which worker)."""
+
+    def __init__(self, executor: Executor) -> None:
+        self.executor, self.name, self.workers = executor, executor.name, executor.workers
+        self.arrivals: list[tuple[float, str]] = []
+
+    def map(self, fn: JobFn, jobs: Iterable[Any]) -> Iterator[Any]:
+        for result in self.executor.map(fn, jobs):
+            self.arrivals.append((time.perf_counter(), result.worker))
+            yield result
+
+    def close(self) -> None:
+        self.executor.close()
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process and all its live descendants (Ray's daemons and actors, pool workers, browsers)."""
+    total = 0.0
+    for process in [psutil.Process(), *psutil.Process().children(recursive=True)]:
+        try:
+            times = process.cpu_times()
+        except psutil.Error:
+            continue
+        total += times.user + times.system + times.children_user + times.children_system
+    return total
+
+
 def collect(name: str, workers: int, todo: list[SynthTask]) -> dict[str, Any]:
+    load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as root, make_executor(name, workers) as executor:
-        started = time.perf_counter()
-        collection = Collector(executor, "oracle", root, "bench", progress=False).collect(todo)
+        timed = _Arrivals(executor)
+        cpu, started = _cpu_seconds(), time.perf_counter()
+        collection = Collector(timed, "oracle", root, "bench", progress=False).collect(todo)
         wall = time.perf_counter() - started
+        cores = (_cpu_seconds() - cpu) / wall  # before the workers and their browsers end
     assert not collection.errors, collection.errors
-    work = sum(r.seconds for r in collection.ran) / workers
-    return {"per_min": 60 * collection.episodes / wall, "wall": wall, "work": work,
-            "per_episode": statistics.mean(r.seconds for r in collection.ran)}
+    first: dict[str, float] = {}
+    for at, worker in timed.arrivals:
+        first.setdefault(worker, at)
+    warm = max(first.values())
+    later = [at for at, _ in timed.arrivals if at > warm]
+    steady = 60 * len(later) / (later[-1] - warm) if later else float("nan")
+    return {"wall_rate": 60 * collection.episodes / wall, "steady": steady, "wall": wall, "startup": warm - started,
+            "after": len(later), "workers_used": len(first), "cores": cores, "load": load}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--episodes", type=int, default=8)
-    parser.add_argument("--rounds", type=int, default=1, help="repeat the configurations, interleaved")
-    parser.add_argument("--executors", default="process:1,process:2,ray:2")
+    parser.add_argument("--episodes", type=int, default=24)
+    parser.add_argument("--rounds", type=int, default=2, help="repeat the configurations, interleaved")
+    parser.add_argument("--executors", default="process:1,process:2,process:4,ray:2")
     args = parser.parse_args()
     configs = [(name, int(workers)) for name, workers in (c.split(":") for c in args.executors.split(","))]
     todo = tasks(args.episodes)
-    rates: dict[tuple[str, int], list[float]] = {c: [] for c in configs}
-    for _ in range(args.rounds):
+    for number in range(1, args.rounds + 1):
+        steady: dict[tuple[str, int], float] = {}
         for name, workers in configs:
             r = collect(name, workers, todo)
-            rates[(name, workers)].append(r["per_min"])
-            print(f"{name} x{workers}: {r['per_min']:5.1f} episodes/min ({args.episodes} in {r['wall']:.1f} s: "
-                  f"episodes {r['work']:.1f} s per worker, {r['per_episode']:.2f} s each; "
-                  f"start-up and dispatch {r['wall'] - r['work']:.1f} s)")
-    median = {c: statistics.median(v) for c, v in rates.items()}
-    if ("process", 1) in median and ("process", 2) in median:
-        print(f"2 workers / 1 worker: {median[('process', 2)] / median[('process', 1)]:.2f} (target >= {TARGET_SCALING})")
-    if ("process", 2) in median and ("ray", 2) in median:
-        print(f"Ray / process pool (2 workers): {median[('ray', 2)] / median[('process', 2)]:.2f} "
-              f"(target >= {TARGET_RAY})")
+            steady[(name, workers)] = r["steady"]
+            print(f"round {number} {name} x{workers}: steady {r['steady']:5.1f} episodes/min ({r['after']} "
+                  f"episodes after start-up), wall {r['wall_rate']:5.1f} ({args.episodes} in {r['wall']:.1f} s, "
+                  f"start-up {r['startup']:.1f} s, {r['workers_used']} workers ran); cores {r['cores']:.2f}, "
+                  f"load {r['load']:.1f}", flush=True)
+        _ratios(number, steady)
+
+
+def _ratios(number: int, steady: dict[tuple[str, int], float]) -> None:
+    one = steady.get(("process", 1))
+    for workers in (2, 4):
+        if one and ("process", workers) in steady:
+            print(f"round {number}: {workers} workers / 1 worker (steady): {steady[('process', workers)] / one:.2f}"
+                  + (f" (target >= {TARGET_SCALING})" if workers == 2 else ""))
+    for workers in sorted({w for name, w in steady if name == "ray"}):
+        pool = steady.get(("process", workers))
+        if pool:
+            print(f"round {number}: Ray / process pool ({workers} workers, steady): "
+                  f"{steady[('ray', workers)] / pool:.2f} (target >= {TARGET_RAY})")
 
 
 if __name__ == "__main__":

@@ -295,10 +295,13 @@ class EpisodeWriter:
                 write_bytes(self.directory / screen, data, fsync=self._fsync)
             except OSError as exc:
                 raise StoreError(f"could not save the screenshot of step {index}: {exc}") from exc
-        self._file.write(line)
-        self._file.flush()
-        if self._fsync:
-            os.fsync(self._file.fileno())
+        try:
+            self._file.write(line)
+            self._file.flush()
+            if self._fsync:
+                os.fsync(self._file.fileno())
+        except OSError as exc:
+            raise StoreError(f"could not append step {index} to {self.directory / STEPS_FILE}: {exc}") from exc
 
     def _wait_pending(self) -> None:
         """Wait for the step the background writer holds; if it failed it is not stored: forget it, raise why."""
@@ -309,6 +312,9 @@ class EpisodeWriter:
             pending.result()
         except Exception:
             self._steps.pop()
+            raise
+        except BaseException:  # interrupted while waiting (Ctrl-C): the write goes on, still pending
+            self._pending = pending
             raise
 
     def _stop_writer(self) -> None:

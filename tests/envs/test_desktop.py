@@ -202,6 +202,27 @@ def test_each_clicks_observation_is_the_screen_it_settles_on(env: DesktopEnv, lo
     assert len({*seen}) == len(seen)
 
 
+def test_a_click_waits_for_an_app_slower_than_the_quiet_window(env: DesktopEnv, tmp_path: Path) -> None:
+    # the app is busy 0.6 s before it shows each press, far past settle_quiet_s: the env waits for the app to have
+    # handled the click (it answers a _NET_WM_PING only after the click's events), so the observation shows it
+    events = EventLog(tmp_path / "events.jsonl")
+    env.reset(TaskSpec(id="slow", instruction="", platform="desktop",
+                       setup={"launch": [[*logger_argv(events), "--press-delay", "0.6"]]}))
+    wait_placed(env, events)
+    x, y, w, h = events.last("layout")["pad"]
+
+    def pad(image: Any) -> bytes:
+        return image.crop((x, y, x + w, y + h)).tobytes()
+
+    assert env.config.settle_quiet_s < 0.6 < env.config.settle_max_s
+    before = pad(env.observe().screenshot)
+    result = env.step(Click(point=events.center("pad")))
+    assert result.executed and result.timings["execute_s"] >= 0.6
+    assert pad(result.observation.screenshot) != before, "the step's screen does not show the press yet"
+    time.sleep(0.3)
+    assert pad(env.observe().screenshot) == pad(result.observation.screenshot), "the pad changed after the step"
+
+
 def test_double_and_triple_click(env: DesktopEnv, log: EventLog) -> None:
     env.step(DoubleClick(point=log.center("pad", dx=-60)))
     kinds = [e["event"] for e in log.wait_for(lambda es: any(e["event"] == "double" for e in es))]

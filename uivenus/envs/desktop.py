@@ -60,6 +60,7 @@ class DesktopConfig:
     window_manager: tuple[str, ...] = ("openbox", "--sm-disable")  # () runs without one
     launch_timeout_s: float = 10.0  # how long reset/LaunchApp wait for an app's window
     settle_quiet_s: float = 0.25  # an input that changes nothing on screen within this long had no visible effect
+    settle_ask_s: float = 0.1  # an input without an effect yet after this long asks the apps if they handled it
     settle_hold_s: float = 0.0  # a changed frame must stay identical this long (0: the next grab) to count as settled
     settle_max_s: float = 1.0  # the screen is taken as it is after this long, even if still animating
     settle_poll_s: float = 0.001  # pause between grabs on a server without DAMAGE (else its reports wake the wait)
@@ -411,29 +412,48 @@ class DesktopEnv(EnvBase):
             state["osworld"] = self._osworld.to_dict()
         return state
 
-    def _settle(self, before: bytearray | None, hold_s: float) -> mss.screenshot.ScreenShot:
+    def _settle(self, before: bytearray | None, hold_s: float, ask_apps: bool = False) -> mss.screenshot.ScreenShot:
         """Grab until the screen shows the input's effect and holds still for `hold_s`, within settle_max_s.
 
         The server's reports of drawing (DAMAGE) say when to grab: the wait for the input's effect sleeps until
         something is drawn, and a changed frame after which nothing was drawn is confirmed without grabbing again.
-        A screen that does not change within settle_quiet_s is taken as an input with no visible effect. Without
-        `before` (no input to wait for) the screen only has to hold still.
+        A screen that does not change within settle_quiet_s is taken as an input with no visible effect; with
+        `ask_apps`, an input without an effect after settle_ask_s asks the apps whether they have handled it
+        (`XConnection.ping_apps`), and the screen must also stay unchanged for half of settle_quiet_s after their
+        answer, however late a loaded machine lets them give it. Without `before` (no input to wait for) the
+        screen only has to hold still.
         """
         cfg = self.config
         start = time.monotonic()
+        answered: Callable[[], bool] | None = None  # the apps' answer, once asked
+        quiet_until = None if ask_apps else start + cfg.settle_quiet_s  # no change until then: no visible effect
+
+        def answer_came() -> bool:
+            return quiet_until is None and answered is not None and answered()
+
         with self._x.watching_damage(below=self._bar_rows, poll_s=cfg.settle_poll_s) as drawn:
-            drawn(0.0)  # drawing from here on is reported
+            drawn(0.0, answer_came)  # drawing from here on is reported
             shot = self._screen.grab()
             changed = before is None or self._differs(shot.raw, before)
             held_from = start
             while True:
                 now = time.monotonic()
-                if now - start >= cfg.settle_max_s or (not changed and now - start >= cfg.settle_quiet_s):
+                if quiet_until is None and not changed:
+                    if answered is None and now - start >= cfg.settle_ask_s:
+                        answered = self._x.ping_apps(start + cfg.settle_max_s - now)
+                    if answered is not None and answered():
+                        quiet_until = max(start + cfg.settle_quiet_s, now + cfg.settle_quiet_s / 2)
+                if now - start >= cfg.settle_max_s or (not changed and quiet_until is not None and now >= quiet_until):
                     return shot
-                wait = held_from + hold_s - now if changed else start + cfg.settle_quiet_s - now
-                if not drawn(min(max(wait, 0.0), start + cfg.settle_max_s - now)):  # the screen is still `shot`
+                if changed:
+                    wait = held_from + hold_s - now
+                elif quiet_until is not None:
+                    wait = quiet_until - now
+                else:
+                    wait = start + cfg.settle_ask_s - now if answered is None else cfg.settle_max_s
+                if not drawn(min(max(wait, 0.0), start + cfg.settle_max_s - now), answer_came):
                     if changed and time.monotonic() - held_from >= hold_s:
-                        return shot
+                        return shot  # the screen is still `shot`
                     continue
                 grab = self._screen.grab()
                 if self._differs(grab.raw, shot.raw):
@@ -462,7 +482,7 @@ class DesktopEnv(EnvBase):
                 return info if hit is None else {**(info or {}), HIT_ELEMENT: hit}
             finally:  # also after a failed Sequence member: what did run is on screen before observe()
                 self._x.sync()
-                self._frame = self._settle(before, hold_s=self.config.settle_hold_s)
+                self._frame = self._settle(before, hold_s=self.config.settle_hold_s, ask_apps=before is not None)
 
     def _act(self, action: Action) -> Mapping[str, Any] | None:
         sends = INPUT_HANDLERS.get(action.type)

@@ -31,6 +31,8 @@ from Xlib.xobject.drawable import Window
 from uivenus.envs.base import EnvCrashedError, SetupError
 
 SOCKET_DIR = Path("/tmp/.X11-unix")
+#: `drawn(wait_s, until)` of `XConnection.watching_damage`.
+Drawn = Callable[[float, Callable[[], bool]], bool]
 #: What Xlib and mss raise when the X server is unreachable or went away.
 SERVER_GONE = (Xlib.error.ConnectionClosedError, Xlib.error.DisplayError, mss.exception.ScreenShotError, OSError)
 
@@ -213,8 +215,19 @@ class XConnection:
         # The focused window's (id, title), kept while no PropertyNotify says the WM moved the focus or the
         # window was renamed: saves two round trips per observation. Without a WM nothing announces focus changes.
         self._focus: tuple[int | None, str | None] | None = None
-        self.root.change_attributes(event_mask=X.PropertyChangeMask)
+        # SubstructureNotify: the apps' answers to _NET_WM_PING come to the root window (`ping_apps`).
+        self.root.change_attributes(event_mask=X.PropertyChangeMask | X.SubstructureNotifyMask)
         self._wm = self.wm_running()
+        self._ping = 0  # the number of the last ping round; its answers so far; windows known (not) to answer pings
+        self._pongs: set[int] = set()
+        self._targets: set[int] = set()  # the windows pinged in this round
+        self._clients: list[int] | None = None  # `client_ids` while the WM announces no change of _NET_CLIENT_LIST
+        self._answers: dict[int, bool] = {}
+        # An unmapped window of ours whose frame extents the WM sets when asked: its answer says the WM has handled
+        # every event queued before the question (`ping_apps`).
+        self._probe = self.root.create_window(-1, -1, 1, 1, 0, X.CopyFromParent, X.InputOnly, X.CopyFromParent,
+                                              event_mask=X.PropertyChangeMask)
+        self._wm_answered = False
         # The DAMAGE watch of `watching_damage`: its id, the first screen row it reports, and whether it saw drawing.
         self._has_damage = self.d.query_extension("DAMAGE").present
         if self._has_damage:
@@ -309,38 +322,104 @@ class XConnection:
         while self.d.pending_events():
             ev = self.d.next_event()
             if self._has_damage and ev.type == self.d.extension_event.DamageNotify:
-                if self._damage is not None and ev.damage == self._damage[0] and ev.area.y + ev.area.height > self._damage[1]:
+                watch = self._damage
+                if watch is not None and ev.damage == watch[0] and ev.area.y + ev.area.height > watch[1]:
                     self._drawn = True
+                continue
+            if ev.type == X.ClientMessage and ev.client_type == self._atom("WM_PROTOCOLS"):
+                protocol, serial, window = ev.data[1][:3]
+                if protocol == self._atom("_NET_WM_PING"):
+                    self._answers[window] = True
+                    if serial == self._ping:
+                        self._pongs.add(window)
                 continue
             if ev.type != X.PropertyNotify:
                 continue
-            if ev.window.id == self.root.id and ev.atom == self._atom("_NET_SUPPORTING_WM_CHECK"):
-                self._wm, self._focus = ev.state == X.PropertyNewValue, None
+            if ev.window.id == self._probe.id:
+                if not self._wm_answered:  # the WM has handled the input: the apps' turn
+                    self._wm_answered = True
+                    self._send_pings()
+            elif ev.window.id == self.root.id and ev.atom == self._atom("_NET_SUPPORTING_WM_CHECK"):
+                self._wm, self._focus, self._clients = ev.state == X.PropertyNewValue, None, None
             elif ev.window.id == self.root.id and ev.atom == self._atom("_NET_ACTIVE_WINDOW"):
                 self._focus = None
+            elif ev.window.id == self.root.id and ev.atom == self._atom("_NET_CLIENT_LIST"):
+                self._clients = None
             elif self._focus is not None and ev.window.id == self._focus[0]:
                 self._focus = None  # renamed (or any other property of the focused window changed)
 
+    def _wait_events(self, done: Callable[[], bool], timeout: float) -> None:
+        """Read events as the server sends them until `done()` or `timeout` (sleeping in select, not polling)."""
+        deadline = time.monotonic() + timeout
+        while not done() and (left := deadline - time.monotonic()) > 0:
+            if select.select([self.d.fileno()], [], [], left)[0]:
+                self._read_events()
+
+    def ping_apps(self, timeout: float) -> Callable[[], bool]:
+        """Start asking every app window whether it has handled the input sent so far; returns `answered()`, True once
+        each has answered or `timeout` has passed. The events answer as they are read (`_wait_events`), so the
+        caller waits for them together with the drawing they come with, not one after the other.
+
+        The question is a _NET_WM_PING, which an app answers only after the input events queued before it; a WM
+        that grabs buttons (click to focus) passes a click on when it has handled it, so the WM is asked first (it
+        sets our probe window's _NET_FRAME_EXTENTS) and the apps are pinged on its answer. A window that lets a
+        ping go unanswered is not waited for again until it answers a later one (Tk answers without announcing it
+        in WM_PROTOCOLS, so every window is tried).
+        """
+        deadline = time.monotonic() + timeout
+        self._ping, self._pongs = self._ping % 0xFFFFFFFF + 1, set()
+        if self._clients is None or not self._wm:  # without a WM nothing announces new windows
+            self._clients = self.client_ids()
+        self._targets = {w for w in self._clients if self._answers.get(w, True)}
+        self._wm_answered = not (self._wm and self._clients)
+        if self._wm_answered:
+            self._send_pings()
+        else:
+            message = event.ClientMessage(window=self._probe, client_type=self._atom("_NET_REQUEST_FRAME_EXTENTS"),
+                                          data=(32, [0, 0, 0, 0, 0]))
+            self.root.send_event(message, event_mask=X.SubstructureRedirectMask | X.SubstructureNotifyMask)
+            self.d.flush()
+
+        def answered() -> bool:
+            if self._targets <= self._pongs:
+                return True
+            if time.monotonic() < deadline:
+                return False
+            for window_id in self._targets - self._pongs:
+                self._answers[window_id] = False
+            self._targets = set()
+            return True
+
+        return answered
+
+    def _send_pings(self) -> None:
+        """Ping every app window, also those not waited for (their answer makes them waited for again)."""
+        for window_id in self._clients or ():
+            window = self.d.create_resource_object("window", window_id)
+            message = event.ClientMessage(window=window, client_type=self._atom("WM_PROTOCOLS"),
+                                          data=(32, [self._atom("_NET_WM_PING"), self._ping, window_id, 0, 0]))
+            window.send_event(message, event_mask=X.NoEventMask, onerror=Xlib.error.CatchError())
+        self.d.flush()
+
     @contextmanager
-    def watching_damage(self, below: int = 0, poll_s: float = 0.001) -> Iterator[Callable[[float], bool]]:
-        """Yields `drawn(wait_s)`: whether anything was drawn on the screen below row `below` since its last call (the
-        first call starts the watch), waiting up to `wait_s` for drawing. A screen grabbed after one call is still on
-        screen when the next says False, which saves grabbing it again to find out; waiting on the server's report
-        wakes at the drawing itself, where polling on a busy machine oversleeps. Without DAMAGE `drawn` pauses
-        `poll_s` and says True (grab and compare)."""
+    def watching_damage(self, below: int = 0, poll_s: float = 0.001) -> Iterator[Drawn]:
+        """Yields `drawn(wait_s, until)`: whether anything was drawn on the screen below row `below` since its last call
+        (the first call starts the watch), waiting up to `wait_s` for drawing or for `until()`. A screen grabbed after
+        one call is still on screen when the next says False, which saves grabbing it again to find out; waiting on
+        the server's report wakes at the drawing itself, where polling on a busy machine oversleeps. Without DAMAGE
+        `drawn` pauses `poll_s` and says True (grab and compare)."""
         if not self._has_damage:
-            yield lambda wait_s: time.sleep(min(wait_s, poll_s)) or True
+            yield lambda wait_s, until: time.sleep(min(wait_s, poll_s)) or True
             return
         watch = self.root.damage_create(damage.DamageReportRawRectangles)  # every drawing request, not only growth
         self._damage = (watch, below)
 
-        def drawn(wait_s: float) -> bool:
-            self._drawn = False
-            self.sync()
-            deadline = time.monotonic() + wait_s
-            while not self._drawn and (left := deadline - time.monotonic()) > 0:
-                if select.select([self.d.fileno()], [], [], left)[0]:
-                    self._read_events()
+        def drawn(wait_s: float, until: Callable[[], bool]) -> bool:
+            self._drawn = False  # what was read before belongs to the last call, which ended with a round trip
+            self._read_events()
+            self._wait_events(lambda: self._drawn or until(), wait_s)
+            if not self._drawn:  # a round trip: everything drawn until now has been reported
+                self.sync()
             return self._drawn
 
         try:

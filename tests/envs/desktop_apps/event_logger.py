@@ -1,6 +1,7 @@
 """A tiny Tk app that logs every input it receives as JSON lines, so desktop tests can check effects.
 
-Run: python event_logger.py LOG_PATH [--title TITLE]. F2 renames the window. Layout (client-area pixels, fixed):
+Run: python event_logger.py LOG_PATH [--title TITLE] [--press-delay S]. F2 renames the window; with --press-delay the
+app is busy that long before it shows a press (a loaded machine, a slow app). Layout (client-area pixels, fixed):
 a press pad at (20, 20, 300x200) that counts presses on screen, a canvas at (340, 20, 300x200) holding
 a draggable square, and an Entry at (20, 250, 400x30). Widget positions in root pixels are logged
 as a "layout" event whenever the window is mapped or moved, so tests never guess where the WM put it.
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 import tkinter as tk
 
 PAD = (20, 20, 300, 200)
@@ -22,6 +24,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("log")
     parser.add_argument("--title", default="Event Logger")
+    parser.add_argument("--press-delay", type=float, default=0.0)
     args = parser.parse_args()
     log_file = open(args.log, "a", encoding="utf-8")  # noqa: SIM115 - lives as long as the app
 
@@ -52,6 +55,7 @@ def main() -> None:
 
     def press(event: tk.Event, kind: str) -> None:
         nonlocal presses
+        time.sleep(args.press_delay)
         presses += 1
         pad.configure(text=f"presses: {presses}")
         log(kind, button=event.num, x=event.x_root, y=event.y_root, state=event.state)
