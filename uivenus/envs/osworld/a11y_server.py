@@ -18,7 +18,7 @@ MAX_TEXT = 200
 TEXT_ROLES = {"text", "entry", "password text", "paragraph", "document text", "terminal", "combo box", "label",
               "heading", "table cell", "spin button", "editbar"}
 VALUE_ROLES = {"spin button", "slider", "progress bar", "scroll bar", "level bar"}
-CALL_TIMEOUT_MS = 1500  # one D-Bus call to a hung app gives up after this (pyatspi's default is 25 s)
+CALL_TIMEOUT_MS = 3000  # one D-Bus call to a hung app gives up after this (pyatspi's default is 25 s)
 
 
 def serve() -> None:
@@ -31,7 +31,9 @@ def serve() -> None:
 
     def record(accessible, path, app, states):  # noqa: ANN001, ANN202 - pyatspi objects are untyped
         role = accessible.getRoleName() or "unknown"
-        out = {"role": role, "name": accessible.name or "", "states": states, "path": path, "app": app}
+        # an unnamed control (LibreOffice's toolbar buttons) is known by its description, as its tooltip shows it
+        name = accessible.name or ("showing" in states and accessible.description) or ""
+        out = {"role": role, "name": name, "states": states, "path": path, "app": app}
         try:
             x, y, w, h = accessible.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
             out["bounds"] = [x, y, w, h]
