@@ -20,9 +20,11 @@ from typing import Any
 from uivenus.records import plain
 from uivenus.tasks.app_catalog import AppFunction, FileChange, GestureKind, WidgetKind
 
-__all__ = ["CHECKS", "HOME", "Check", "evaluator", "function_check", "param_gestures", "xpath_literal"]
+__all__ = ["CHECKS", "HOME", "INCIDENTAL", "Check", "evaluator", "function_check", "param_gestures", "xpath_literal"]
 
 HOME = "/home/user"
+#: Home folders an app writes to on its own (caches, recent-files lists): never what a task asks for.
+INCIDENTAL = frozenset({(".cache",), (".local",), (".dbus",), (".gnupg",)})
 
 
 @dataclass(frozen=True)
@@ -93,10 +95,12 @@ def _file_path(change: FileChange, fn: AppFunction, params: Mapping[str, Any]) -
 
 def _file_check(fn: AppFunction, params: Mapping[str, Any]) -> Check | None:
     """A file the function wrote: it must exist afterwards (created), or hold the asked text (modified)."""
-    changes = [c for c in (fn.effect.files if fn.effect else ()) if c.change in ("created", "modified")]
+    changes = [c for c in (fn.effect.files if fn.effect else ()) if c.change in ("created", "modified")
+               and PurePosixPath(c.path).parts[:1] not in INCIDENTAL]
     if not changes:
         return None
-    change = changes[0]
+    seen = _explored_values(fn).values()
+    change = next((c for c in changes if any(v in c.path for v in seen)), changes[0])  # the one the values name
     path = _file_path(change, fn, params)
     texts = [str(v) for v in params.values() if isinstance(v, str) and str(v) not in path]
     if change.change == "modified" and texts:
