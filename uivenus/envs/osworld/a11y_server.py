@@ -18,6 +18,9 @@ MAX_TEXT = 200
 TEXT_ROLES = {"text", "entry", "password text", "paragraph", "document text", "terminal", "combo box", "label",
               "heading", "table cell", "spin button", "editbar"}
 VALUE_ROLES = {"spin button", "slider", "progress bar", "scroll bar", "level bar"}
+#: Roles that only hold others: their actions are never asked for (a third of a LibreOffice window's elements).
+STRUCTURAL = {"panel", "filler", "separator", "label", "tool bar", "scroll pane", "split pane", "viewport",
+              "menu bar", "root pane", "layered pane", "frame", "paragraph", "status bar", "application"}
 CALL_TIMEOUT_MS = 3000  # one D-Bus call to a hung app gives up after this (pyatspi's default is 25 s)
 
 
@@ -52,8 +55,9 @@ def serve() -> None:
         except Exception:  # noqa: BLE001
             pass
         try:
-            actions = accessible.queryAction()
-            out["actions"] = [actions.getName(i) for i in range(actions.nActions)]
+            if role not in STRUCTURAL:
+                actions = accessible.queryAction()
+                out["actions"] = [actions.getName(i) for i in range(actions.nActions)]
         except Exception:  # noqa: BLE001
             pass
         return out
