@@ -37,7 +37,7 @@ from uivenus.tasks.catalog import ENUM, INT, AppCatalog, Catalog, Function, Func
 from uivenus.tasks.llm_synthesis import LLM_SYSTEM_PROMPT, parse_proposals
 from uivenus.tasks.osworld import OSWorldTask
 from uivenus.tasks.phrasing import compose, sentence
-from uivenus.tasks.real_checks import Check, evaluator, function_check, param_gestures
+from uivenus.tasks.real_checks import TOGGLE_VALUES, Check, evaluator, function_check, param_gestures
 from uivenus.tasks.spec import SynthTask, TaskKind, normalize_text, task_digest
 from uivenus.tasks.synthesis import Dropped, ParamSampler, Synthesis
 
@@ -145,6 +145,8 @@ def _clauses(exploration: AppExploration, fn: AppFunction, call: FunctionCall) -
     state = exploration.states.get(fn.state)
     values = {k: (fn.params[[p.name for p in fn.params].index(k)].label(v) if k in {p.name for p in fn.params}
                   else str(v)) for k, v in call.params.items()}
+    if fn.kind is WidgetKind.TOGGLE:  # "turn on", whatever the catalog calls the values
+        values = {k: {True: "on", False: "off"}.get(TOGGLE_VALUES.get(str(v).lower()), v) for k, v in values.items()}
     words = {"label": fn.widget.label(), "where": (state.title if state and state.title else fn.widget.label()),
              "app": exploration.app, "value": next(iter(values.values()), ""),
              "fields": ", ".join(f'{k.replace("_", " ")} "{v}"' for k, v in values.items())}
