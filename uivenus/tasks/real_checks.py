@@ -20,7 +20,7 @@ from typing import Any
 from uivenus.records import plain
 from uivenus.tasks.app_catalog import AppFunction, FileChange, GestureKind, WidgetKind
 
-__all__ = ["CHECKS", "HOME", "INCIDENTAL", "TOGGLE_VALUES", "Check", "evaluator", "function_check", "param_gestures", "xpath_literal"]
+__all__ = ["CHECKS", "HOME", "INCIDENTAL", "MENU_ROLES", "TOGGLE_VALUES", "Check", "evaluator", "function_check", "param_gestures", "xpath_literal"]
 
 HOME = "/home/user"
 #: Home folders an app writes to on its own (caches, recent-files lists, the desktop's settings database): never
@@ -146,10 +146,15 @@ def _value(fn: AppFunction, params: Mapping[str, Any]) -> Check | None:
 _ADDED = re.compile(r"^(?P<role>[a-z][a-z -]*?) (?P<q>['\"])(?P<name>.*)(?P=q)$")
 
 
+#: Roles whose appearing only means a menu opened: navigation, not something a task can ask to have done.
+MENU_ROLES = frozenset({"menu", "menu item", "check menu item", "radio menu item", "separator", "tear off menu item"})
+
+
 def _appeared(fn: AppFunction, params: Mapping[str, Any]) -> Check | None:
-    """A parameterless command: an element it made appear (e.g. a new tab) is there afterwards."""
+    """A parameterless command: an element it made appear (e.g. a new tab) is there afterwards (an opened menu's
+    items do not count)."""
     for added in (fn.effect.tree.added if fn.effect else ()):
-        if (m := _ADDED.match(added)) and m["name"]:
+        if (m := _ADDED.match(added)) and m["name"] and m["role"] not in MENU_ROLES:
             return _tree(f"//{_tag(m['role'])}[@name={xpath_literal(m['name'])}]")
     return None
 
