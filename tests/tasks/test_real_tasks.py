@@ -14,14 +14,14 @@ from uivenus.agent.policies.base import PolicyBase, PolicyReply, PolicyRequest
 from uivenus.tasks.app_catalog import Gesture, Locator, RealCatalog
 from uivenus.tasks.gate import Gate, RejectionCode
 from uivenus.tasks.osworld import load_osworld
-from uivenus.tasks.real_gate import ReplayExecutor, gate_rounds
+from uivenus.tasks.real_gate import ReplayExecutor, gate_rounds, teach_unexplained
 from uivenus.tasks.real_synthesis import (
     RealLLMSynthesizer, RealSynthesizer, app_docs, constraint_catalog, osworld_json, write_osworld_tasks,
 )
 from uivenus.tasks.spec import TaskKind
 
 sys.path.insert(0, str(Path(__file__).parent))
-from real_catalog import catalog, file_manager  # noqa: E402
+from real_catalog import catalog, desktop_apps, file_manager  # noqa: E402
 
 
 class ScriptedPolicy(PolicyBase):
@@ -103,26 +103,45 @@ def test_llm_synthesizer_reads_catalog_and_docs_and_keeps_grounded_proposals() -
     assert "pcmanfm --help" in app_docs("pcmanfm")
 
 
-def test_gate_replays_references_and_noops_from_fresh_roots_and_learns(tmp_path: Path) -> None:
+def test_llm_synthesizer_asks_a_served_model_and_survives_its_garbage(tiny_qwen3_vl, torch_single_thread) -> None:
+    from uivenus.agent.policies.base import policy_from_spec
+    from uivenus.agent.serve import ServerThread, create_app
+
     real = catalog()
+    model = policy_from_spec(f"hf:{tiny_qwen3_vl}?device=cpu&dtype=float32")
+    with model, ServerThread(create_app(model)) as server:
+        synthesizer = RealLLMSynthesizer(real, f"openai:{server.base_url}#ui-venus", max_new_tokens=16,
+                                         docs={"pcmanfm": "PCManFM is a fast file manager."})
+        synthesis = synthesizer.synthesize(constraint_catalog(real), 3)
+    assert not synthesis.tasks  # a random model proposes nothing grounded: nothing is made, the reason is said
+    assert synthesis.dropped and all(d.reason for d in synthesis.dropped)
+
+
+def test_gate_replays_references_and_noops_from_fresh_roots_and_learns(tmp_path: Path, fixed_synthesizer) -> None:
+    real = desktop_apps()
     cat = constraint_catalog(real)
+    made = RealSynthesizer(real, seed=1, kinds=("single", "long_horizon")).synthesize(cat, 40).tasks
+    toggles = {t.calls[0].params["value"]: t for t in made if t.calls[0].function == "view_show_hidden"}
+    carried = next(t for t in made if t.kind is TaskKind.LONG_HORIZON and t.functions == (
+        "mousepad.save_as", "pcmanfm.creating_new_folder"))  # save in the editor, close it, then the file manager
     log = tmp_path / "rejected.jsonl"
     with ReplayExecutor() as executor:
-        gate = Gate(cat, executor=executor, log=log)
-        figures, accepted, results = gate_rounds(cat, lambda r: RealSynthesizer(real, seed=r, kinds=("single",)),
-                                                 gate, rounds=1, per_round=4)
-    by_call = {json.dumps(dict(r.task.calls[0].params)): r for r in results}
-    on, off = by_call['{"value": "on"}'], by_call['{"value": "off"}']
-    assert on.accepted and not off.accepted
-    runs = dict(on.execution.diagnostics)
-    assert runs["reference"]["passed"] and not runs["noop"]["passed"]
-    assert off.reasons[0].code is RejectionCode.NOT_EXECUTABLE and "reference solution fails" in off.reasons[0].message
+        gate = Gate(cat, executor=executor, log=log, unexplained=teach_unexplained)
+        figures, accepted, results = gate_rounds(
+            cat, lambda r: fixed_synthesizer([toggles["on"], toggles["off"], carried]), gate, rounds=1, per_round=3)
+    on, off, both = results
+    assert on.accepted and both.accepted, (on.reasons, both.reasons)
+    for result in (on, both):
+        runs = dict(result.execution.diagnostics)
+        assert runs["reference"]["passed"] and not runs["noop"]["passed"]
+    assert not off.accepted and off.reasons[0].code is RejectionCode.NOT_EXECUTABLE
+    assert "reference solution fails" in off.reasons[0].message
+    assert "noop" not in off.execution.diagnostics and "reference_again" in off.execution.diagnostics
     assert [c.condition["values"] for c in off.learned] == [{"value": "off"}]  # never proposed again
-    folders = [r for r in results if r.task.calls[0].function == "creating_new_folder"]
-    assert len(folders) == 2 and all(r.accepted for r in folders), [r.reasons for r in folders]
-    assert figures[0].proposed == 4 and figures[0].accepted == 3 and figures[0].learned == 1
-    assert [t.id for t in accepted] == [r.task.id for r in results if r.accepted]
-    assert json.loads(log.read_text().splitlines()[0])["task"] == off.task.id
+    assert figures[0].proposed == 3 and figures[0].accepted == 2 and figures[0].learned == 1
+    assert [t.id for t in accepted] == [on.task.id, both.task.id]
+    logged = json.loads(log.read_text().splitlines()[0])
+    assert logged["task"] == off.task.id and logged["learned"][0]["condition"]["values"] == {"value": "off"}
     again = RealSynthesizer(real, seed=1, kinds=("single",)).synthesize(cat, 10)
     assert all(t.calls[0].params.get("value") != "off" for t in again.tasks)
     assert any("infeasible" in d.reason for d in again.dropped)

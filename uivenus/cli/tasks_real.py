@@ -108,7 +108,7 @@ def gate_real(
     fails, each from a fresh root; prints and writes (numbers.json) the figures."""
     from uivenus.files import write_json
     from uivenus.tasks.gate import Gate
-    from uivenus.tasks.real_gate import ReplayExecutor, gate_rounds
+    from uivenus.tasks.real_gate import ReplayExecutor, gate_rounds, teach_unexplained
     from uivenus.tasks.real_synthesis import write_osworld_tasks
     from uivenus.tasks.spec import write_tasks
 
@@ -117,7 +117,7 @@ def gate_real(
     out.mkdir(parents=True, exist_ok=True)
     (out / "rejected.jsonl").unlink(missing_ok=True)
     with ReplayExecutor(unsafe_host=unsafe_host, progress=True) as executor:
-        gate = Gate(cat, executor=executor, log=out / "rejected.jsonl")
+        gate = Gate(cat, executor=executor, log=out / "rejected.jsonl", unexplained=teach_unexplained)
         figures, accepted, _ = gate_rounds(cat, lambda r: _synthesizer(real, seed + r, chosen, policy), gate,
                                            rounds=rounds, per_round=n)
     cat.save(out / CONSTRAINTS_FILE)

@@ -292,9 +292,10 @@ class _Explorer:
         try:
             gestures, params = self.plan(kind, widget, before)
             elements = before
-            for gesture in gestures:
+            for n, gesture in enumerate(gestures):
+                if n:  # the tree between gestures (a form's next field); the last one's is read settled below
+                    _, elements = self.read()
                 self.surface.perform(gesture, elements)
-                _, elements = self.read()
             target, after = self.read_settled()
         except GestureFailed as exc:
             self.fail(FailureKind.ACTION, state.id, gestures[-1] if gestures else None, str(exc))

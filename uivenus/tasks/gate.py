@@ -282,13 +282,16 @@ class Gate:
     """Checks tasks one batch at a time; remembers every task it saw, so later duplicates are caught too.
 
     `executor` runs the tasks that pass the cheap checks (None: executability is not checked). With `learn`,
-    constraints taught by failed runs are added to `catalog` (its version goes up). With `log`, each rejection
+    constraints taught by failed runs are added to `catalog` (its version goes up); `unexplained` says what a
+    failure the page does not explain teaches (e.g. `unexplained_constraint`). With `log`, each rejection
     is appended to that JSONL file as it is decided.
     """
 
     def __init__(self, catalog: Catalog, *, allow_unsafe: bool = False, executor: Executor | None = None,
-                 learn: bool = True, log: Path | str | None = None) -> None:
+                 learn: bool = True, log: Path | str | None = None,
+                 unexplained: Callable[[SynthTask, Execution], Constraint | None] | None = None) -> None:
         self.catalog, self.allow_unsafe, self.executor, self.learn = catalog, allow_unsafe, executor, learn
+        self.unexplained = unexplained  # what a failure the page does not explain teaches (None: nothing)
         self.log = Path(log) if log is not None else None
         self._texts: dict[str, str] = {}  # normalised instruction -> task id
         self._signatures: dict[str, str] = {}  # calls + setup digest -> task id
@@ -309,7 +312,10 @@ class Gate:
                 detail = f" ({execution.error})" if execution.error else ""
                 found.append(Reason(RejectionCode.NOT_EXECUTABLE, f"the run failed its check: {execution.reason}{detail}"))
                 if self.learn:
-                    learned = [c for c in learn_constraints(task, execution) if self.catalog.add_constraint(c)]
+                    taught = learn_constraints(task, execution)
+                    if not taught and self.unexplained is not None:
+                        taught = [c for c in (self.unexplained(task, execution),) if c is not None]
+                    learned = [c for c in taught if self.catalog.add_constraint(c)]
             results.append(GateResult(task, not found, tuple(found), execution, tuple(learned)))
         self._record(results)
         return results

@@ -20,9 +20,12 @@ from typing import Any
 from uivenus.records import plain
 from uivenus.tasks.app_catalog import AppFunction, FileChange, GestureKind, WidgetKind
 
-__all__ = ["CHECKS", "HOME", "Check", "evaluator", "function_check", "param_gestures", "xpath_literal"]
+__all__ = ["CHECKS", "HOME", "INCIDENTAL", "MENU_ROLES", "TOGGLE_VALUES", "Check", "evaluator", "function_check", "param_gestures", "xpath_literal"]
 
 HOME = "/home/user"
+#: Home folders an app writes to on its own (caches, recent-files lists, the desktop's settings database): never
+#: what a task asks for.
+INCIDENTAL = frozenset({(".cache",), (".local",), (".dbus",), (".gnupg",), (".config", "dconf"), (".config", "pulse")})
 
 
 @dataclass(frozen=True)
@@ -93,10 +96,12 @@ def _file_path(change: FileChange, fn: AppFunction, params: Mapping[str, Any]) -
 
 def _file_check(fn: AppFunction, params: Mapping[str, Any]) -> Check | None:
     """A file the function wrote: it must exist afterwards (created), or hold the asked text (modified)."""
-    changes = [c for c in (fn.effect.files if fn.effect else ()) if c.change in ("created", "modified")]
+    changes = [c for c in (fn.effect.files if fn.effect else ()) if c.change in ("created", "modified")
+               and not any(PurePosixPath(c.path).parts[:len(p)] == p for p in INCIDENTAL)]
     if not changes:
         return None
-    change = changes[0]
+    seen = _explored_values(fn).values()
+    change = next((c for c in changes if any(v in c.path for v in seen)), changes[0])  # the one the values name
     path = _file_path(change, fn, params)
     texts = [str(v) for v in params.values() if isinstance(v, str) and str(v) not in path]
     if change.change == "modified" and texts:
@@ -111,11 +116,16 @@ def _widget(fn: AppFunction) -> str:
     return f"//{_tag(fn.widget.role)}[@name={xpath_literal(fn.widget.name)}]"
 
 
+#: How a toggle's value may be spelled (the explorer's enum, or a model's word) -> whether it is checked.
+TOGGLE_VALUES: Mapping[str, bool] = MappingProxyType({"on": True, "true": True, "yes": True, "checked": True,
+                                                      "off": False, "false": False, "no": False, "unchecked": False})
+
+
 def _toggle(fn: AppFunction, params: Mapping[str, Any]) -> Check | None:
-    value = next(iter(params.values()), None)
-    if value not in ("on", "off"):
+    value = TOGGLE_VALUES.get(str(next(iter(params.values()), "")).lower())
+    if value is None:
         return None
-    checked = "[@st:checked='true']" if value == "on" else "[not(@st:checked='true')]"
+    checked = "[@st:checked='true']" if value else "[not(@st:checked='true')]"
     return _tree(_widget(fn) + checked)
 
 
@@ -136,10 +146,15 @@ def _value(fn: AppFunction, params: Mapping[str, Any]) -> Check | None:
 _ADDED = re.compile(r"^(?P<role>[a-z][a-z -]*?) (?P<q>['\"])(?P<name>.*)(?P=q)$")
 
 
+#: Roles whose appearing only means a menu opened: navigation, not something a task can ask to have done.
+MENU_ROLES = frozenset({"menu", "menu item", "check menu item", "radio menu item", "separator", "tear off menu item"})
+
+
 def _appeared(fn: AppFunction, params: Mapping[str, Any]) -> Check | None:
-    """A parameterless command: an element it made appear (e.g. a new tab) is there afterwards."""
+    """A parameterless command: an element it made appear (e.g. a new tab) is there afterwards (an opened menu's
+    items do not count)."""
     for added in (fn.effect.tree.added if fn.effect else ()):
-        if (m := _ADDED.match(added)) and m["name"]:
+        if (m := _ADDED.match(added)) and m["name"] and m["role"] not in MENU_ROLES:
             return _tree(f"//{_tag(m['role'])}[@name={xpath_literal(m['name'])}]")
     return None
 
@@ -155,4 +170,6 @@ CHECKS: Mapping[WidgetKind, Callable[[AppFunction, Mapping[str, Any]], Check | N
 def function_check(fn: AppFunction, params: Mapping[str, Any]) -> Check | None:
     """The check of one use of `fn` with `params`: the file it writes when it wrote one while exploring (durable),
     else what the tree shows; None when its use showed nothing a checker could read."""
+    if fn.kind is WidgetKind.TOGGLE:  # a settings file holds every option's true/false: the widget says which
+        return CHECKS[fn.kind](fn, params)
     return _file_check(fn, params) or CHECKS[fn.kind](fn, params)

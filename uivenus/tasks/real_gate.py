@@ -6,7 +6,7 @@ desktop env, every reset makes a new root, so the reference run and the no-op ru
 fails is played once more: passing then marks it flaky (rejected, but its values teach nothing). The rest is
 today's gate (`tasks.gate.Gate`: duplicates, learned constraints, unsafe functions, the rejection log), and what a
 rejected single-function task teaches is the constraint feedback learns from an unexplained failure
-(`tasks.gate.unexplained_constraint`): never ask for exactly these values again. `gate_rounds` runs the closed
+(`teach_unexplained`, the gate's `unexplained` plug): never ask for exactly these values again. `gate_rounds` runs the closed
 loop for a number of rounds — synthesize from the catalog with what was learned, gate — and keeps each round's
 figures (`RealRound`).
 """
@@ -20,12 +20,12 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from uivenus.envs.base import EnvError
-from uivenus.tasks.catalog import Catalog
-from uivenus.tasks.gate import Execution, Gate, GateResult, RejectionCode, unexplained_constraint
+from uivenus.tasks.catalog import Catalog, Constraint
+from uivenus.tasks.gate import Execution, Gate, GateResult, unexplained_constraint
 from uivenus.tasks.spec import SynthTask
 from uivenus.tasks.synthesis import Synthesizer
 
-__all__ = ["FLAKY", "NOOP_POLICY", "REFERENCE_POLICY", "RealRound", "ReplayExecutor", "gate_rounds", "learn_unexplained"]
+__all__ = ["FLAKY", "NOOP_POLICY", "REFERENCE_POLICY", "RealRound", "ReplayExecutor", "gate_rounds", "teach_unexplained"]
 
 #: The policy that plays a task's reference solution, the one that does nothing, and the diagnostics key marking a
 #: reference that failed once and passed once (no constraint is learned from it: the values are not at fault).
@@ -113,18 +113,11 @@ class ReplayExecutor:
         return out
 
 
-def learn_unexplained(catalog: Catalog, results: Sequence[GateResult]) -> list[GateResult]:
-    """Results with the constraint each unexplained executability failure of a single-function task teaches
-    added to `catalog` (the real apps' pages show no field messages to learn a narrower one from)."""
-    out = []
-    for result in results:
-        failed = (any(r.code is RejectionCode.NOT_EXECUTABLE for r in result.reasons) and result.execution is not None
-                  and not result.execution.diagnostics.get(FLAKY))
-        taught = unexplained_constraint(result.task, result.execution.reason) if failed and not result.learned else None
-        if taught is not None and catalog.has(taught.key) and catalog.add_constraint(taught):
-            result = GateResult(result.task, result.accepted, result.reasons, result.execution, (taught,))
-        out.append(result)
-    return out
+def teach_unexplained(task: SynthTask, execution: Execution) -> Constraint | None:
+    """The gate's `unexplained` plug on real apps (their screens show no field messages to learn a narrower rule
+    from): a single-function task whose reference failed teaches "never these values again" — unless the
+    reference was merely flaky, which says nothing about the values."""
+    return None if execution.diagnostics.get(FLAKY) else unexplained_constraint(task, execution.reason)
 
 
 @dataclass(frozen=True)
@@ -153,7 +146,7 @@ def gate_rounds(catalog: Catalog, synthesizer_for: Callable[[int], Synthesizer],
     for number in range(1, rounds + 1):
         started = time.perf_counter()
         synthesis = synthesizer_for(number).synthesize(catalog, per_round)
-        results = learn_unexplained(catalog, gate.check_all(synthesis.tasks))
+        results = gate.check_all(synthesis.tasks)
         every += results
         accepted += [r.task for r in results if r.accepted]
         codes = Counter(reason.code.value for r in results if not r.accepted for reason in r.reasons[:1])

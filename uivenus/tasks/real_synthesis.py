@@ -6,8 +6,8 @@ launches the app, its evaluator is the functions' checks (`tasks.real_checks`), 
 gestures that use it, with the task's values, as action calls placed at the elements' recorded bounds. The OSWorld
 runner runs it unchanged; the validity gate (`tasks.real_gate`) replays that reference from a fresh root.
 
-Three kinds: one function (SINGLE); two functions of one app that each return the app to its start screen
-(MULTI); a function of one app that writes a file, then, after closing it, one of another app (LONG_HORIZON).
+Three kinds: one function (SINGLE); two functions of one app, the second acting on an element the first leaves
+in place (or the first returning to the start screen) (MULTI); a function of one app that writes a file, then, after closing it, one of another app (LONG_HORIZON).
 Values come from the parameters' domains (never one a learned constraint forbids); phrasings from per-widget
 templates joined by `tasks.phrasing`. `RealLLMSynthesizer` asks a model instead, showing it the catalog and the
 apps' own documentation (`/usr/share/doc`, `--help`, man pages).
@@ -37,7 +37,7 @@ from uivenus.tasks.catalog import ENUM, INT, AppCatalog, Catalog, Function, Func
 from uivenus.tasks.llm_synthesis import LLM_SYSTEM_PROMPT, parse_proposals
 from uivenus.tasks.osworld import OSWorldTask
 from uivenus.tasks.phrasing import compose, sentence
-from uivenus.tasks.real_checks import Check, evaluator, function_check, param_gestures
+from uivenus.tasks.real_checks import TOGGLE_VALUES, Check, evaluator, function_check, param_gestures
 from uivenus.tasks.spec import SynthTask, TaskKind, normalize_text, task_digest
 from uivenus.tasks.synthesis import Dropped, ParamSampler, Synthesis
 
@@ -145,6 +145,8 @@ def _clauses(exploration: AppExploration, fn: AppFunction, call: FunctionCall) -
     state = exploration.states.get(fn.state)
     values = {k: (fn.params[[p.name for p in fn.params].index(k)].label(v) if k in {p.name for p in fn.params}
                   else str(v)) for k, v in call.params.items()}
+    if fn.kind is WidgetKind.TOGGLE:  # "turn on", whatever the catalog calls the values
+        values = {k: {True: "on", False: "off"}.get(TOGGLE_VALUES.get(str(v).lower()), v) for k, v in values.items()}
     words = {"label": fn.widget.label(), "where": (state.title if state and state.title else fn.widget.label()),
              "app": exploration.app, "value": next(iter(values.values()), ""),
              "fields": ", ".join(f'{k.replace("_", " ")} "{v}"' for k, v in values.items())}
@@ -265,9 +267,8 @@ class RealSynthesizer:
         if TaskKind.SINGLE in self.kinds:
             candidates += [([u], TaskKind.SINGLE) for u in uses]
         if TaskKind.MULTI in self.kinds:
-            back = [u for u in uses if u.fn.effect is not None and u.fn.effect.target == u.exploration.start]
-            candidates += [([a, b], TaskKind.MULTI) for a in back for b in back
-                           if a.exploration.app == b.exploration.app and a.fn.name < b.fn.name]
+            candidates += [([a, b], TaskKind.MULTI) for a in uses for b in uses
+                           if a.exploration.app == b.exploration.app and a.fn.name != b.fn.name and _follows(a, b)]
         if TaskKind.LONG_HORIZON in self.kinds:
             candidates += [([a, b], TaskKind.LONG_HORIZON) for a in uses for b in uses
                            if a.check.durable and a.exploration.app != b.exploration.app
@@ -282,6 +283,21 @@ class RealSynthesizer:
                 tasks[task.id] = task
                 asked.add(normalize_text(task.spec.instruction))
         return Synthesis(tuple(tasks.values()), tuple(dropped))
+
+
+def _follows(first: _Use, then: _Use) -> bool:
+    """Whether `then` can be done right after `first` in one app: `first` returns the app to its start screen, or
+    the element `then` acts on first is shown (at its recorded place) where `first` leaves the app."""
+    target = first.fn.effect.target if first.fn.effect is not None else None
+    if target is not None and target == first.exploration.start:
+        return True
+    state = first.exploration.states.get(target) if target is not None else None
+    opening = next((g for g in (*then.fn.route, *then.fn.gestures) if g.target is not None), None)
+    if state is None or opening is None:
+        return False
+    found = opening.target.find(state.elements)
+    known = opening.target.find([e for s in then.exploration.states.values() for e in s.elements] + [then.fn.widget])
+    return found is not None and known is not None and found.bounds == known.bounds
 
 
 def _interleave(candidates: list[tuple[list[_Use], TaskKind]], n: int) -> list[tuple[list[_Use], TaskKind]]:

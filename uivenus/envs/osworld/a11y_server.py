@@ -18,7 +18,10 @@ MAX_TEXT = 200
 TEXT_ROLES = {"text", "entry", "password text", "paragraph", "document text", "terminal", "combo box", "label",
               "heading", "table cell", "spin button", "editbar"}
 VALUE_ROLES = {"spin button", "slider", "progress bar", "scroll bar", "level bar"}
-CALL_TIMEOUT_MS = 1500  # one D-Bus call to a hung app gives up after this (pyatspi's default is 25 s)
+#: Roles that only hold others: their actions are never asked for (a third of a LibreOffice window's elements).
+STRUCTURAL = {"panel", "filler", "separator", "label", "tool bar", "scroll pane", "split pane", "viewport",
+              "menu bar", "root pane", "layered pane", "frame", "paragraph", "status bar", "application"}
+CALL_TIMEOUT_MS = 3000  # one D-Bus call to a hung app gives up after this (pyatspi's default is 25 s)
 
 
 def serve() -> None:
@@ -31,7 +34,9 @@ def serve() -> None:
 
     def record(accessible, path, app, states):  # noqa: ANN001, ANN202 - pyatspi objects are untyped
         role = accessible.getRoleName() or "unknown"
-        out = {"role": role, "name": accessible.name or "", "states": states, "path": path, "app": app}
+        # an unnamed control (LibreOffice's toolbar buttons) is known by its description, as its tooltip shows it
+        name = accessible.name or ("showing" in states and accessible.description) or ""
+        out = {"role": role, "name": name, "states": states, "path": path, "app": app}
         try:
             x, y, w, h = accessible.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
             out["bounds"] = [x, y, w, h]
@@ -50,8 +55,9 @@ def serve() -> None:
         except Exception:  # noqa: BLE001
             pass
         try:
-            actions = accessible.queryAction()
-            out["actions"] = [actions.getName(i) for i in range(actions.nActions)]
+            if role not in STRUCTURAL:
+                actions = accessible.queryAction()
+                out["actions"] = [actions.getName(i) for i in range(actions.nActions)]
         except Exception:  # noqa: BLE001
             pass
         return out
