@@ -85,3 +85,14 @@ def test_the_action_judge_speaks_where_the_final_screen_shows_an_end_state_only_
     assert _verdict(EVENT_TASK, [*NEW_EVENT, _click(7, "Save")], LIST_SCREEN) is Vote.SUCCESS
     assert _verdict(EVENT_TASK, NEW_EVENT, LIST_SCREEN) is Vote.FAILURE  # typed, never saved
     assert _verdict(EVENT_TASK, [*NEW_EVENT, _click(7, "Cancel")], LIST_SCREEN) is Vote.FAILURE
+
+
+def test_an_exact_new_value_that_nothing_entered_or_shows_contradicts_the_clause() -> None:
+    point = extract_key_points("Change Diego Alves's phone number to 555-0199.")[0]
+    first, final = ["Contacts", "Diego Alves 555-0104"], ["Contacts", "Diego Alves 555-0104", "Favorite Edit"]
+    wandering = [_click(0, "DA Diego Alves 555-0104"), _click(1, "Favorite")]
+    status, why = typed_state(point, wandering, final, first)  # type: ignore[misc]
+    assert status is PointStatus.CONTRADICTED and "555-0199" in why
+    # a name found by its capitals or a date proves nothing missing: pickers and paraphrases set those
+    assert typed_state(extract_key_points("Switch the language to German (Deutsch).")[0],
+                       [_click(0, "Deutsch", "option")], ["Language Deutsch"], ["Language English"]) is None

@@ -73,20 +73,30 @@ def _typed(literal: str, values: Sequence[str]) -> bool:
     return any(found_in(literal, spellings(value)) for value in values)
 
 
+_EXACT = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|[\w-]+\.[a-z][a-z0-9]{1,4}|(?:\D*\d){5,}\D*")
+
+
+def _exact(literal: str, text: str) -> bool:
+    """A value the task spells out to be entered: quoted, an e-mail, a file name, a phone-like number (names found by
+    capitals and dates, times and small numbers that pickers set are not)."""
+    quoted = any(f"{a}{literal}{b}" in text for a, b in ('""', "“”", "''"))
+    return (quoted or _EXACT.fullmatch(literal.strip()) is not None) and not is_when(literal)
+
+
 def typed_state(point: KeyPoint, acts: Sequence[ActRecord], final: Sequence[str], first: Sequence[str] = ()
                 ) -> tuple[PointStatus, str] | None:
     """An end-state clause against what was typed: satisfied when some literal it names was typed and confirmed
-    and every other one was typed and confirmed, clicked, or shows on the final screen; contradicted when a new
-    value it names (one the first screen did not show; not a date, time or small number, which pickers set) was
-    never typed, clicked nor shown at the end; else None."""
+    and every other one was typed and confirmed, clicked, or shows on the final screen; contradicted when an exact
+    new value it names (`_exact`, and not on the first screen) was never typed, clicked nor shown at the end; else
+    None."""
     if point.kind is not KeyPointKind.STATE or point.toggles:
         return None
     literals = [lit for lit in point.literals if checkable(lit)]
     values = confirmed_values(acts)
     clicks = [a.target for a in _done(acts) if a.type in _POINTER and a.target is not None]
     anything = [a.typed for a in _done(acts) if a.typed is not None]
-    missing = [lit for lit in literals if not is_when(lit) and not found_in(lit, first) and not found_in(lit, final)
-               and not _typed(lit, anything) and not any(names(t, lit) for t in clicks)]
+    missing = [lit for lit in literals if _exact(lit, point.text) and not found_in(lit, first)
+               and not found_in(lit, final) and not _typed(lit, anything) and not any(names(t, lit) for t in clicks)]
     if missing:
         return PointStatus.CONTRADICTED, f"{missing} never typed, clicked nor shown at the end"
     typed = [lit for lit in literals if _typed(lit, values)]
