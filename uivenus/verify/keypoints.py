@@ -118,6 +118,9 @@ _SEPARATORS = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“'])|;\s*|,?\s+(?i:then)\s+|\
 _THEN = re.compile(r"\b(?:then|after that|afterwards|finally)\b", re.IGNORECASE)
 _TOGGLE_AFTER = re.compile(r"^(?:(?:turn|switch|set|keep|leave|toggle)\s+)?(?P<subject>.+?)\s+(?P<state>on|off)$",
                            re.IGNORECASE)
+_ENABLING = MappingProxyType({"enable": "on", "activate": "on", "disable": "off", "deactivate": "off"})
+_TOGGLE_VERB = re.compile(r"^(?P<state>enable|activate|disable|deactivate)\s+(?:the\s+)?(?P<subject>.+)$", re.IGNORECASE)
+_TOGGLE_PLACE = re.compile(r"\s+(?:in|on|from|under|within)\s+(?:the\s+)?[A-Z].*$")
 _TOGGLE_BEFORE = re.compile(r"^(?:turn|switch|toggle)\s+(?P<state>on|off)\s+(?P<subject>.+)$", re.IGNORECASE)
 
 
@@ -221,13 +224,16 @@ def _clauses(instruction: str) -> list[str]:
 
 
 def _toggles(clause: str) -> tuple[Toggle, ...]:
-    match = _TOGGLE_BEFORE.match(clause) or _TOGGLE_AFTER.match(clause)
+    """The switch a clause sets: "turn X off", "switch on X", "enable X" (on), "disable X" (off); the subject ends
+    before a place ("Bluetooth in Settings" -> "Bluetooth")."""
+    match = _TOGGLE_BEFORE.match(clause) or _TOGGLE_AFTER.match(clause) or _TOGGLE_VERB.match(clause)
     if match is None:
         return ()
-    subject = match.group("subject").strip()
-    if len(subject.split()) > 4:  # "send the report on" is no switch
+    subject = _TOGGLE_PLACE.sub("", match.group("subject")).strip()
+    if not subject or len(subject.split()) > 4:  # "send the report on" is no switch
         return ()
-    return (Toggle(subject=subject, state=match.group("state").lower()),)
+    state = match.group("state").lower()
+    return (Toggle(subject=subject, state=_ENABLING.get(state, state)),)
 
 
 def _base_point(text: str) -> KeyPoint:
