@@ -133,6 +133,17 @@ def test_eval_verifier_command(data: Path, tmp_path: Path) -> None:
     assert "vote:weighted" in (tmp_path / "verifier_table.md").read_text()
     bad = runner.invoke(_app(eval_verifier), ["--data", str(data), "--vote", "plurality", "--no-progress"])
     assert bad.exit_code == 1 and "unknown voting rule" in bad.output
+    # before -> after: the earlier report scored only the program judge; acts is new, so its "before" is –
+    compared = runner.invoke(_app(eval_verifier), ["--data", str(data / "miniwob"), "--judges", "program,acts",
+                                                   "--vote", "majority", "--out", str(tmp_path / "after"),
+                                                   "--compare", str(tmp_path / "verifier_report.json"),
+                                                   "--no-progress"])
+    assert compared.exit_code == 0, compared.output
+    row = [line for line in compared.output.splitlines() if line.startswith("| all |")][-1]  # the comparison
+    assert row.startswith("| all | 4 | 100% / 0% / 100% → 100% / 0% / 100% | – → 100% / 0% / 100% |"), row
+    not_a_report = runner.invoke(_app(eval_verifier), ["--data", str(data / "miniwob"), "--compare",
+                                                       str(tmp_path / "verifier_table.md"), "--no-progress"])
+    assert not_a_report.exit_code == 1 and "cannot read the verifier report" in not_a_report.output
 
 
 def test_bad_episodes_abstain_or_are_reported_and_the_run_goes_on(data: Path, tmp_path: Path) -> None:

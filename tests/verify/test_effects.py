@@ -6,7 +6,7 @@ from uivenus.actions.space import Platform
 from uivenus.records import TaskSpec
 from uivenus.verify.acts import target_from_dom
 from uivenus.verify.base import ActRecord, Evidence, Target, Vote
-from uivenus.verify.effects import confirmed_values, removed, typed_state
+from uivenus.verify.effects import confirmed_values, pressed, removed, typed_state
 from uivenus.verify.judges import judge_from_spec
 from uivenus.verify.keypoints import extract_key_points
 from uivenus.verify.text_evidence import PointStatus, spellings
@@ -85,3 +85,28 @@ def test_the_action_judge_speaks_where_the_final_screen_shows_an_end_state_only_
     assert _verdict(EVENT_TASK, [*NEW_EVENT, _click(7, "Save")], LIST_SCREEN) is Vote.SUCCESS
     assert _verdict(EVENT_TASK, NEW_EVENT, LIST_SCREEN) is Vote.FAILURE  # typed, never saved
     assert _verdict(EVENT_TASK, [*NEW_EVENT, _click(7, "Cancel")], LIST_SCREEN) is Vote.FAILURE
+
+
+def test_an_exact_new_value_that_nothing_entered_or_shows_contradicts_the_clause() -> None:
+    point = extract_key_points("Change Diego Alves's phone number to 555-0199.")[0]
+    first, final = ["Contacts", "Diego Alves 555-0104"], ["Contacts", "Diego Alves 555-0104", "Favorite Edit"]
+    wandering = [_click(0, "DA Diego Alves 555-0104"), _click(1, "Favorite")]
+    status, why = typed_state(point, wandering, final, first)  # type: ignore[misc]
+    assert status is PointStatus.CONTRADICTED and "555-0199" in why
+    # a name found by its capitals or a date proves nothing missing: pickers and paraphrases set those
+    assert typed_state(extract_key_points("Switch the language to German (Deutsch).")[0],
+                       [_click(0, "Deutsch", "option")], ["Language Deutsch"], ["Language English"]) is None
+
+
+def test_a_clause_that_names_its_object_by_a_pronoun_asks_for_the_press_of_its_verb() -> None:
+    send = extract_key_points("Find the verification code and send it to lee@example.com.")
+    assert pressed(extract_key_points("Pin it.")[0], [_click(0, "Dentist note", "div"), _click(1, "Pin")])[0] \
+        is PointStatus.SATISFIED  # type: ignore[index]
+    assert pressed(extract_key_points("Pin it.")[0], [_click(0, "Dentist note", "div")])[0] \
+        is PointStatus.CONTRADICTED  # type: ignore[index]
+    assert pressed(send[1], []) is None  # it names an exact address: the typed values speak for it
+    # the finding clause is done when the clause acting on what was found is: "Find the note … and pin it"
+    task = "Find the note about the dentist appointment and pin it."
+    assert _verdict(task, [_click(0, "Dentist Dr. Okafor", "div"), _click(1, "Pin")], ["Notes", "Pinned"]) \
+        is Vote.SUCCESS
+    assert _verdict(task, [_click(0, "Dentist Dr. Okafor", "div")], ["Notes"]) is Vote.FAILURE

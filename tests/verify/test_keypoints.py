@@ -122,3 +122,10 @@ def test_a_verb_that_asks_a_question_is_not_an_act() -> None:
     tick, = extract_key_points("Check 'In stock' and nothing else")[:1]
     assert inspect.act is None and inspect.targets == ()
     assert tick.act is not None and "In stock" in tick.targets
+
+
+def test_enable_and_disable_set_switches_whose_subject_ends_before_a_place() -> None:
+    points = extract_key_points("Disable Wi-Fi and enable Bluetooth in Settings.")
+    assert [p.toggles for p in points] == [(Toggle("Wi-Fi", "off"),), (Toggle("Bluetooth", "on"),)]
+    assert extract_key_points("Enable the dark theme")[0].toggles == (Toggle("dark theme", "on"),)
+    assert extract_key_points("Enable notifications for the Mail app in Settings")[0].toggles == ()  # no switch name

@@ -32,7 +32,7 @@ from typing import NamedTuple
 from uivenus.actions.space import ActionType
 from uivenus.verify.acts import ACTING_TYPES, DESTRUCTIVE, DISMISSING, ICON_NAMES, first_word, names, unconfirmed_typing
 from uivenus.verify.base import ActRecord, Evidence, Target, Verdict, Vote
-from uivenus.verify.effects import removed, typed_state
+from uivenus.verify.effects import pressed, removed, typed_state
 from uivenus.verify.keypoints import ALL_FIELDS, Act, KeyPoint, KeyPointKind, extract_key_points, key_point_texts, structure_clauses
 from uivenus.verify.text_evidence import PointStatus, ocr_lines, point_status
 
@@ -272,6 +272,19 @@ def ended_on_operand(points: Sequence[KeyPoint], acts: Sequence[ActRecord]) -> A
     return last if named else None
 
 
+def _reached(report: list[tuple[KeyPoint, PointCheck]]) -> list[tuple[KeyPoint, PointCheck]]:
+    """A clause that only asks to find or open something it does not name exactly ("Find the note about the
+    dentist") is done when a later clause, which acts on what was found, is."""
+    out = list(report)
+    for i, (point, check) in enumerate(report):
+        words = point.text.casefold().split()
+        later = [c for _, c in report[i + 1:] if c.status is PointStatus.SATISFIED]
+        if (check.status is PointStatus.UNDETERMINED and point.act is None and not point.literals and words
+                and words[0] in NAVIGATION_VERBS and later):
+            out[i] = (point, PointCheck(PointStatus.SATISFIED, f"reached: a later point acts on it ({later[0].why})"))
+    return out
+
+
 _CHECKS: Mapping[Act, Callable[[KeyPoint, _Record, int], PointCheck]] = {
     Act.CLICK: _click, Act.TYPE: _typed, Act.SELECT: _selected, Act.FOCUS: _focused,
 }
@@ -322,11 +335,12 @@ class ActionJudge:
                     PointStatus.UNDETERMINED, "no screen text to read")
                 if status is not PointStatus.CONTRADICTED:  # what the acts did to it decides, where they speak
                     status, why = typed_state(point, evidence.acts, final, screens[0] if screens else []) or removed(
-                        point, evidence.acts, final) or (status, why)
+                        point, evidence.acts, final) or pressed(point, evidence.acts) or (status, why)
                 if status in (PointStatus.PARTIAL, PointStatus.GONE):
                     status = PointStatus.UNDETERMINED
                 check = PointCheck(status, why)
             report.append((point, check))
+        report = _reached(report)
         stateful = all(p.act is None for p in points)
         extra = _episode_checks(evidence.task.instruction, evidence.acts, stateful)
         operand = ended_on_operand(points, evidence.acts)

@@ -13,6 +13,9 @@ names the deleted file, another mail from the same sender stays in the inbox. Th
   final screen (`removed`); a removal clause whose item nothing removed and the final screen still shows is
   contradicted.
 
+- a clause that names its object only by a pronoun ("send it", "pin it", "delete that note") asks for the press of
+  the control its verb names: done when a click hit a control of that name, contradicted when none did (`pressed`).
+
 Each check returns None when the acts cannot speak to the clause: the screen reading decides then.
 """
 
@@ -27,7 +30,7 @@ from uivenus.verify.base import ActRecord
 from uivenus.verify.keypoints import KeyPoint, KeyPointKind, is_when
 from uivenus.verify.text_evidence import PointStatus, checkable, found_in, spellings
 
-__all__ = ["CONFIRMING", "REMOVING", "confirmed_values", "removed", "typed_state"]
+__all__ = ["CONFIRMING", "PRESSING", "REMOVING", "confirmed_values", "pressed", "removed", "typed_state"]
 
 #: First words of controls that commit what was typed or picked (a dialog's or form's submit button).
 CONFIRMING = frozenset({"save", "send", "submit", "ok", "done", "create", "apply", "confirm", "yes", "update",
@@ -73,20 +76,30 @@ def _typed(literal: str, values: Sequence[str]) -> bool:
     return any(found_in(literal, spellings(value)) for value in values)
 
 
+_EXACT = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|[\w-]+\.[a-z][a-z0-9]{1,4}|(?:\D*\d){5,}\D*")
+
+
+def _exact(literal: str, text: str) -> bool:
+    """A value the task spells out to be entered: quoted, an e-mail, a file name, a phone-like number (names found by
+    capitals and dates, times and small numbers that pickers set are not)."""
+    quoted = any(f"{a}{literal}{b}" in text for a, b in ('""', "“”", "''"))
+    return (quoted or _EXACT.fullmatch(literal.strip()) is not None) and not is_when(literal)
+
+
 def typed_state(point: KeyPoint, acts: Sequence[ActRecord], final: Sequence[str], first: Sequence[str] = ()
                 ) -> tuple[PointStatus, str] | None:
     """An end-state clause against what was typed: satisfied when some literal it names was typed and confirmed
-    and every other one was typed and confirmed, clicked, or shows on the final screen; contradicted when a new
-    value it names (one the first screen did not show; not a date, time or small number, which pickers set) was
-    never typed, clicked nor shown at the end; else None."""
+    and every other one was typed and confirmed, clicked, or shows on the final screen; contradicted when an exact
+    new value it names (`_exact`, and not on the first screen) was never typed, clicked nor shown at the end; else
+    None."""
     if point.kind is not KeyPointKind.STATE or point.toggles:
         return None
     literals = [lit for lit in point.literals if checkable(lit)]
     values = confirmed_values(acts)
     clicks = [a.target for a in _done(acts) if a.type in _POINTER and a.target is not None]
     anything = [a.typed for a in _done(acts) if a.typed is not None]
-    missing = [lit for lit in literals if not is_when(lit) and not found_in(lit, first) and not found_in(lit, final)
-               and not _typed(lit, anything) and not any(names(t, lit) for t in clicks)]
+    missing = [lit for lit in literals if _exact(lit, point.text) and not found_in(lit, first)
+               and not found_in(lit, final) and not _typed(lit, anything) and not any(names(t, lit) for t in clicks)]
     if missing:
         return PointStatus.CONTRADICTED, f"{missing} never typed, clicked nor shown at the end"
     typed = [lit for lit in literals if _typed(lit, values)]
@@ -140,3 +153,23 @@ def removed(point: KeyPoint, acts: Sequence[ActRecord], final: Sequence[str]) ->
     if question is not None:
         return PointStatus.CONTRADICTED, f"the final screen still asks {question[:80]!r}"
     return PointStatus.SATISFIED, f"picked {picked}, then step {removal.index} clicked {removal.target.text!r}"  # type: ignore[union-attr]
+
+
+#: Verbs that are also the names of the controls that do them ("send it": the Send button).
+PRESSING = frozenset({"send", "pin", "unpin", "archive", "delete", "remove", "save", "submit", "reply", "forward",
+                      "star", "unstar", "share", "post", "publish", "reset", "trash"})
+_PRONOUNS = frozenset("it them that this these those his her their its".split())
+
+
+def pressed(point: KeyPoint, acts: Sequence[ActRecord]) -> tuple[PointStatus, str] | None:
+    """A "VERB it" clause against the clicks: satisfied by a click on a control whose first word is the verb,
+    contradicted when no click hit one; None for any other clause (one that names its object, or another verb)."""
+    words = point.text.casefold().split()
+    if len(words) < 2 or words[0] not in PRESSING or words[1] not in _PRONOUNS or any(
+            checkable(lit) for lit in point.literals):
+        return None
+    hits = [a for a in _done(acts) if a.type in _POINTER and a.target is not None
+            and first_word(a.target) == words[0]]
+    if not hits:
+        return PointStatus.CONTRADICTED, f"no click hit a {words[0]!r} control"
+    return PointStatus.SATISFIED, f"step {hits[-1].index} clicked {hits[-1].target.text[:40]!r}"  # type: ignore[union-attr]

@@ -5,11 +5,11 @@ point separately, so a key point must say nothing the instruction does not: the 
 (sentences, "and", "then", "but", commas), quoted strings, numbers, e-mail addresses, file names and proper names
 are kept exactly as written, and superlatives ("cheapest", "latest") become sort/filter key points.
 
-A clause that asks for something done to an element also carries its structure (`structure_clauses`): the act
-(click, type, select, focus), the target literal(s), the role (button, link, tab, field, checkbox, option), the
-ordinal ("the 2nd input"), the value to type and how many fields get it ("both fields"), the field it goes into,
-whether it must follow the previous point ("then") and whether it is the final confirming action (the click after
-the edits). A clause without a verb takes the previous clause's ("Enter the username "a" and the password "b"").
+A clause that asks for something done to an element also carries its structure (`structure_clauses`), as the
+grammar of `verify.instruction_grammar` parses it: the act (click, type, select, focus), the target literal(s), the
+role (button, link, tab, field, checkbox, option), the ordinal ("the 2nd input"), the value to type and how many
+fields get it ("both fields"), the field it goes into; and, across clauses, whether it must follow the previous
+point ("then") and whether it is the final confirming action (the click after the edits). A clause without a verb takes the previous clause's ("Enter the username "a" and the password "b"").
 The optional VLM path asks a model for the list and keeps its answer only if it parses strictly and invents no
 literal.
 """
@@ -23,6 +23,7 @@ from enum import StrEnum
 from types import MappingProxyType
 
 from uivenus.agent.policies.base import Message, Mode, Policy, PolicyRequest, Sampling
+from uivenus.verify.instruction_grammar import ALL_FIELDS, ROLE_WORDS, Act, leading_act, parse_act
 
 __all__ = [
     "ALL_FIELDS", "Act", "KeyPoint", "KeyPointError", "KeyPointKind", "ROLE_WORDS", "SUPERLATIVES", "Toggle",
@@ -47,19 +48,6 @@ class Toggle:
 
     subject: str
     state: str  # "on" | "off"
-
-
-class Act(StrEnum):
-    """What a clause asks done to an element."""
-
-    CLICK = "click"  # click / tap / press the target
-    TYPE = "type"  # enter a value into a field
-    SELECT = "select"  # select (check, choose) exactly the listed items
-    FOCUS = "focus"  # put the focus into a field
-
-
-#: `KeyPoint.fields` when the value goes into every field ("all fields", "each field").
-ALL_FIELDS = -1
 
 
 @dataclass(frozen=True)
@@ -130,6 +118,9 @@ _SEPARATORS = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“'])|;\s*|,?\s+(?i:then)\s+|\
 _THEN = re.compile(r"\b(?:then|after that|afterwards|finally)\b", re.IGNORECASE)
 _TOGGLE_AFTER = re.compile(r"^(?:(?:turn|switch|set|keep|leave|toggle)\s+)?(?P<subject>.+?)\s+(?P<state>on|off)$",
                            re.IGNORECASE)
+_ENABLING = MappingProxyType({"enable": "on", "activate": "on", "disable": "off", "deactivate": "off"})
+_TOGGLE_VERB = re.compile(r"^(?P<state>enable|activate|disable|deactivate)\s+(?:the\s+)?(?P<subject>.+)$", re.IGNORECASE)
+_TOGGLE_PLACE = re.compile(r"\s+(?:in|on|from|under|within)\s+(?:the\s+)?[A-Z].*$")
 _TOGGLE_BEFORE = re.compile(r"^(?:turn|switch|toggle)\s+(?P<state>on|off)\s+(?P<subject>.+)$", re.IGNORECASE)
 
 
@@ -233,13 +224,16 @@ def _clauses(instruction: str) -> list[str]:
 
 
 def _toggles(clause: str) -> tuple[Toggle, ...]:
-    match = _TOGGLE_BEFORE.match(clause) or _TOGGLE_AFTER.match(clause)
+    """The switch a clause sets: "turn X off", "switch on X", "enable X" (on), "disable X" (off); the subject ends
+    before a place ("Bluetooth in Settings" -> "Bluetooth")."""
+    match = _TOGGLE_BEFORE.match(clause) or _TOGGLE_AFTER.match(clause) or _TOGGLE_VERB.match(clause)
     if match is None:
         return ()
-    subject = match.group("subject").strip()
-    if len(subject.split()) > 4:  # "send the report on" is no switch
+    subject = _TOGGLE_PLACE.sub("", match.group("subject")).strip()
+    if not subject or len(subject.split()) > 4:  # "send the report on" is no switch
         return ()
-    return (Toggle(subject=subject, state=match.group("state").lower()),)
+    state = match.group("state").lower()
+    return (Toggle(subject=subject, state=_ENABLING.get(state, state)),)
 
 
 def _base_point(text: str) -> KeyPoint:
@@ -255,126 +249,13 @@ def _base_point(text: str) -> KeyPoint:
 
 # --- act structure --------------------------------------------------------------------------------
 
-#: Leading verbs of a clause -> the act they ask for.
-_VERBS: Mapping[str, Act] = MappingProxyType({
-    **dict.fromkeys(("click", "tap", "press", "hit", "push", "submit"), Act.CLICK),
-    **dict.fromkeys(("enter", "type", "input", "fill", "write"), Act.TYPE),
-    **dict.fromkeys(("select", "choose", "check", "pick", "tick"), Act.SELECT),
-    **dict.fromkeys(("focus",), Act.FOCUS),
-})
-#: Words after a leading verb that make the clause a question to answer, not an act ("check how many", "check
-#: whether", "select which"): the verb asks to look, not to tick or click.
-_INSPECTING = frozenset("how whether if that what which when where who why out".split())
-#: Words naming an element's role -> the role.
-ROLE_WORDS: Mapping[str, str] = MappingProxyType({
-    "button": "button", "buttons": "button", "link": "link", "links": "link", "tab": "tab", "tabs": "tab",
-    "checkbox": "checkbox", "checkboxes": "checkbox", "option": "option", "options": "option", "radio": "option",
-    "field": "field", "fields": "field", "textbox": "field", "textboxes": "field", "input": "field",
-    "inputs": "field", "textarea": "field", "box": "field",
-})
-_ORDINAL_WORDS = MappingProxyType({w: i for i, w in enumerate(
-    "first second third fourth fifth sixth seventh eighth ninth tenth".split(), 1)})
-_ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b|\b(" + "|".join(_ORDINAL_WORDS) + r")\b", re.IGNORECASE)
-_CLICKING = re.compile(r"\b(?:by\s+)?(?:clicking|tapping|pressing)\b(?:\s+on)?\s+(?P<rest>.+)$", re.IGNORECASE)
-_QUOTED_ONE = re.compile(r'"([^"]+)"|“([^”]+)”|(?<!\w)\'([^\']+)\'(?!\w)')
-_FILLER = frozenset("on onto in into at to the a an this that of".split())
-#: Words that describe a field generically (they name no particular field).
-_GENERIC_FIELD = frozenset("the a an text input inputs field fields box boxes textbox textboxes area".split())
-_CUT_TARGET = re.compile(r"\s+(?:from|in|inside|within|on|of)\s+the\b.*$", re.IGNORECASE)
-_FIELD_COUNT = re.compile(r"\b(?P<n>both|all|each|every)\b[^.]*?\b(?:fields|boxes|inputs|textboxes|field|box)\b",
-                          re.IGNORECASE)
-
-
-def _quoted(text: str) -> list[str]:
-    return [next(g for g in m.groups() if g) for m in _QUOTED_ONE.finditer(text)]
-
-
-def _ordinal(text: str) -> int | None:
-    match = _ORDINAL.search(text)
-    if match is None:
-        return None
-    return int(match.group(1)) if match.group(1) else _ORDINAL_WORDS[match.group(2).lower()]
-
-
-def _role(words: Sequence[str]) -> str | None:
-    return next((ROLE_WORDS[w.lower()] for w in words if w.lower() in ROLE_WORDS), None)
-
-
-def _bare_target(rest: str) -> str | None:
-    """The unquoted name of what a click acts on: the object with fillers, ordinals and a leading role word gone
-    ("button ONE" -> "ONE", "Tab #2" -> "#2", "the button" -> None)."""
-    words = [w for w in _CUT_TARGET.sub("", rest).split() if w.lower() not in _FILLER and _ordinal(w) is None]
-    while words and words[0].lower() in ROLE_WORDS and len(words) > 1:
-        words.pop(0)
-    if len(words) == 1 and words[0].lower() in ROLE_WORDS:
-        return None
-    while words and words[-1].lower() in ROLE_WORDS:
-        words.pop()
-    return " ".join(words).strip(" .,") or None
-
-
-def _items(rest: str) -> tuple[str, ...]:
-    """The items a select clause lists ("AU, HF2" -> both; "nothing" -> none)."""
-    rest = _CUT_TARGET.sub("", rest).strip()
-    quoted = _quoted(rest)
-    if quoted:
-        return tuple(quoted)
-    parts = [p.strip(" .") for p in re.split(r",|\s+and\s+|\s+or\s+", rest)]
-    items = [" ".join(w for w in p.split() if w.lower() not in _FILLER) for p in parts]
-    items = [i for i in items if i]
-    return () if [i.lower() for i in items] in (["nothing"], ["none"], ["no items"]) else tuple(items)
-
-
-def _typed(point: KeyPoint, clause: str, rest: str) -> KeyPoint:
-    """A type point needs its value quoted ("Write a new note" names no text to type: it stays a state point); a
-    field is named by at most the word or two between the verb and the value ("the username "kim"")."""
-    quoted = _quoted(rest)
-    if not quoted:
-        return point
-    value = quoted[0]
-    if value is not None:
-        lowered = clause.lower()
-        if "upper case" in lowered or "uppercase" in lowered:
-            value = value.upper()
-        elif "lower case" in lowered or "lowercase" in lowered:
-            value = value.lower()
-    before = re.split(r'["“\']', rest, maxsplit=1)[0].split()
-    named = [w for w in before if w.lower() not in _GENERIC_FIELD | _FILLER] if len(before) <= 2 else []
-    count = _FIELD_COUNT.search(rest)
-    fields = 1 if count is None else (2 if count.group("n").lower() == "both" else ALL_FIELDS)
-    return replace(point, act=Act.TYPE, value=value, role="field", fields=fields,
-                   field=" ".join(named) or None, targets=())
-
-
-def _leading_act(words: Sequence[str]) -> Act | None:
-    """The act a clause's leading verb asks for (None without one, and for "check how many …")."""
-    if not words or (len(words) > 1 and words[1].lower() in _INSPECTING):
-        return None
-    return _VERBS.get(words[0].lower().strip(","))
-
-
 def _structured(point: KeyPoint, clause: str, inherited: Act | None) -> KeyPoint:
-    """`point` with the act structure its clause states (or the inherited verb's, for a verb-less clause)."""
-    words = clause.split()
-    clicking = _CLICKING.search(clause)
-    act, rest = _leading_act(words), " ".join(words[1:])
-    if clicking is not None and act is not Act.CLICK:  # "Close the dialog by clicking the "x""
-        act, rest = Act.CLICK, clicking.group("rest")
-    if act is None:  # a verb-less clause continues the previous act; a capitalised one only a list of items
-        if inherited is None or not words or (words[0][0].isupper() and inherited is not Act.SELECT):
-            return point
-        act, rest = inherited, clause
-    if act is Act.TYPE:
-        return _typed(point, clause, rest)
-    role = _role(rest.split())
-    ordinal = _ordinal(rest)
-    if act is Act.SELECT:
-        return replace(point, act=act, targets=_items(rest), role=role)
-    if act is Act.FOCUS:
-        return replace(point, act=act, role=role or "field", ordinal=ordinal)
-    quoted = _quoted(rest)
-    target = quoted[0] if quoted else _bare_target(rest)
-    return replace(point, act=act, targets=(target,) if target else (), role=role, ordinal=ordinal)
+    """`point` with the act structure the grammar parses from its clause (`verify.instruction_grammar`)."""
+    parse = parse_act(clause, inherited)
+    if parse is None:
+        return point
+    return replace(point, act=parse.act, targets=parse.targets, role=parse.role, ordinal=parse.ordinal,
+                   value=parse.value, fields=parse.fields, field=parse.field)
 
 
 def structure_clauses(clauses: Sequence[tuple[str, bool]]) -> tuple[KeyPoint, ...]:
@@ -386,7 +267,7 @@ def structure_clauses(clauses: Sequence[tuple[str, bool]]) -> tuple[KeyPoint, ..
     for clause, then in clauses:
         point = _structured(_base_point(clause), clause.strip(), inherited)
         if point.act is not None:
-            leading = _leading_act(clause.split())
+            leading = leading_act(clause)
             if leading is None and points and point.act is Act.SELECT and points[-1].act is Act.SELECT:
                 last = points[-1]
                 points[-1] = replace(last, text=f"{last.text} and {clause.strip()}",
