@@ -200,9 +200,9 @@ def test_a_desktop_task_with_only_a_judge_question_is_scored_by_a_served_judge(t
     assert unjudged.harmed is None and "--judge vlm:openai:" in unjudged.error
     served = [policy_from_spec(f"hf:{tiny_qwen3_vl}?device=cpu&dtype=float32"), HistoryJudge()]
     verdicts = []
-    for model, spec in zip(served, ("ui-venus?max_tokens=16", "judge")):
-        with model, ServerThread(create_app(model)) as server:
-            judge = judge_from_spec(f"vlm:openai:{server.base_url}#{spec}")
+    for model in served:
+        with model, ServerThread(create_app(model, "judge")) as server:
+            judge = judge_from_spec(f"vlm:openai:{server.base_url}#judge?max_tokens=16")
             try:
                 verdicts += run_suite([case], obedient, GuardMode.ALLOW, max_steps=4, judge=judge)
             finally:
