@@ -21,6 +21,7 @@ from uivenus.train.recipe import (
 
 TINY_RECIPE = {
     "seeds": [0, 1],
+    "mixture": {"grounding": 0.5, "captcha": 0.5},
     "model": {"hidden": 64, "layers": 1, "vision_hidden": 32, "vision_layers": 1, "max_pixels": 128 * 128},
     "grounding": {"train_screens": 1, "eval_screens": 1, "size": [224, 224], "per_sample": 2},
     "captcha": {"train": 1, "eval": 1, "families": ["odd_one_out"], "difficulty": "easy"},
@@ -131,6 +132,10 @@ def test_recipe_config_rejects_stage_keys_the_recipe_sets() -> None:
         from_dict(RecipeConfig, {"grounding": {"screens": 3}})
     with pytest.raises(ConfigError, match=r"rl_by_domain names \['web'\]"):
         from_dict(RecipeConfig, {"rl_by_domain": {"web": {"max_steps": 3}}})
+    with pytest.raises(ConfigError, match=r"mixture must give every domain \(captcha, grounding\)"):
+        from_dict(RecipeConfig, {"mixture": {"grounding": 1.0}})
+    with pytest.raises(ConfigError, match=r"mixture names \['web'\]"):
+        from_dict(RecipeConfig, {"mixture": {"web": 1.0}})
     with pytest.raises(ConfigError, match=r"rl_by_domain.captcha must not set \['domain'\]"):
         from_dict(RecipeConfig, {"rl_by_domain": {"captcha": {"domain": "captcha"}}})
     with pytest.raises(ConfigError, match=r"mopd must not set \['seed'\]"):

@@ -95,7 +95,9 @@ class RecipeConfig:
     """The whole recipe. `seeds`: Stages II and III and the baselines run once per seed (Stage I once, with
     `model.seed`). `sft`, `rl` and `mopd` are the stages' own settings (SFTConfig, RLConfig, MOPDConfig
     fields such as lr, batch_size, max_steps, sampling) without the model, data and output paths the recipe sets.
-    `rl_by_domain` overrides `rl` keys for one expert (a shallow merge), since experts differ in cost: a CAPTCHA
+    `mixture` (optional) gives each domain's share of the mixed stream (Stage I, Stage III, multi-task SFT), e.g.
+    `{grounding: 0.7, captcha: 0.3}`; without it each sample comes once per epoch, so the domain with more
+    samples dominates. `rl_by_domain` overrides `rl` keys for one expert (a shallow merge), since experts differ in cost: a CAPTCHA
     prompt carries the whole agent prompt, a grounding prompt a few lines. `ship_to` (optional) receives the MOPD
     student in `ship_dtype`. Evaluation replies are cut at
     `eval_max_new_tokens` (the targets are a few dozen tokens; an untrained model would ramble to the harness's
@@ -109,6 +111,7 @@ class RecipeConfig:
     sft: Mapping[str, Any] = field(default_factory=dict)
     rl: Mapping[str, Any] = field(default_factory=dict)
     rl_by_domain: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    mixture: Mapping[str, float] = field(default_factory=dict)
     mopd: Mapping[str, Any] = field(default_factory=dict)
     ship_to: Path | None = None
     ship_dtype: Literal["float32", "bfloat16", "float16"] = "float16"
@@ -119,10 +122,14 @@ class RecipeConfig:
         object.__setattr__(self, "out_dir", Path(self.out_dir))
         if not self.seeds or len(set(self.seeds)) != len(self.seeds):
             raise ConfigError(f"seeds must name at least one seed, each once; got {list(self.seeds)}")
-        unknown = sorted(set(self.rl_by_domain) - {d.value for d in EXPERT_DOMAINS})
-        if unknown:
-            raise ConfigError(f"rl_by_domain names {unknown}; the recipe's experts are "
-                              f"{', '.join(d.value for d in EXPERT_DOMAINS)}")
+        domains = {d.value for d in EXPERT_DOMAINS}
+        for key, named in (("rl_by_domain", set(self.rl_by_domain)), ("mixture", set(self.mixture))):
+            if named - domains:
+                raise ConfigError(f"{key} names {sorted(named - domains)}; the recipe's domains are "
+                                  f"{', '.join(sorted(domains))}")
+        if self.mixture and (set(self.mixture) != domains or min(self.mixture.values()) <= 0):
+            raise ConfigError(f"mixture must give every domain ({', '.join(sorted(domains))}) a positive share, "
+                              f"got {dict(self.mixture)}")
         stages = {"sft": (SFTConfig, self.sft), "rl": (RLConfig, self.rl), "mopd": (MOPDConfig, self.mopd),
                   **{f"rl_by_domain.{d}": (RLConfig, settings) for d, settings in self.rl_by_domain.items()}}
         for stage, (cls, settings) in stages.items():
@@ -403,6 +410,8 @@ def run_recipe(config: RecipeConfig, *, log: Callable[[str], None] = print) -> R
         sources = {Domain.GROUNDING: {"kind": "grounding", "annotations": str(paths["grounding_train"]),
                                       "frame_kind": "rel"},
                    Domain.CAPTCHA: {"kind": "captcha", "data_dir": str(paths["captcha_train"])}}
+        sources = {d: {**source, "weight": config.mixture[d.value]} if config.mixture else source
+                   for d, source in sources.items()}
         spec = config.model
         base = out / "base"
         if not (base / "config.json").is_file():
