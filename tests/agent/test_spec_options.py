@@ -29,7 +29,7 @@ def test_values_are_url_decoded_in_order() -> None:
 def test_malformed_queries_raise_the_callers_error(query: str, says: str) -> None:
     with pytest.raises(PolicySpecError, match=says):
         spec_pairs(query, "test")
-    with pytest.raises(JudgeSpecError, match=f"test option|test options"):
+    with pytest.raises(JudgeSpecError, match="test option|test options"):
         spec_pairs(query, "test", JudgeSpecError)
 
 

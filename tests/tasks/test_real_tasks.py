@@ -8,7 +8,6 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
 
 from uivenus.agent.policies.base import PolicyBase, PolicyReply, PolicyRequest
 from uivenus.tasks.app_catalog import Gesture, Locator, RealCatalog
