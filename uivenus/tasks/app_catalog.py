@@ -10,18 +10,15 @@ on a fresh root whatever the window's position. Stored as versioned JSON with so
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from uivenus.envs.elements import UIElement
-from uivenus.files import write_text
-from uivenus.tasks.catalog import CatalogError, Param, plain_record
+from uivenus.tasks.catalog import CatalogError, CatalogFile, Param, plain_record
 
 __all__ = ["SCHEMA", "AppExploration", "AppFunction", "Effect", "ExploredState", "Failure", "FailureKind",
            "FileChange", "Gesture", "GestureKind", "Locator", "RealCatalog", "TreeDiff", "WidgetKind"]
@@ -306,7 +303,7 @@ class AppExploration:
                    float(data.get("elapsed_s", 0.0)), bool(data.get("complete", False)))
 
 
-class RealCatalog:
+class RealCatalog(CatalogFile):
     """The explored apps' catalogs in one file (`apps`: app name -> exploration)."""
 
     def __init__(self, apps: Mapping[str, AppExploration] | None = None) -> None:
@@ -332,18 +329,3 @@ class RealCatalog:
         except (KeyError, TypeError, ValueError) as exc:
             raise CatalogError(f"malformed app catalog: {type(exc).__name__}: {exc}") from None
 
-    def dumps(self) -> str:
-        return json.dumps(self.to_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-
-    def save(self, path: Path | str) -> None:
-        """Write atomically (a reader never sees half a catalog)."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_text(path, self.dumps())
-
-    @classmethod
-    def load(cls, path: Path | str) -> RealCatalog:
-        try:
-            return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
-        except json.JSONDecodeError as exc:
-            raise CatalogError(f"{path} is not JSON: {exc}") from None

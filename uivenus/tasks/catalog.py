@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Self
 
 from uivenus.files import write_text
 from uivenus.records import plain
@@ -313,7 +313,35 @@ def _transition_key(t: Transition) -> tuple[str, str, str]:
     return (t.source, t.gesture, t.target)
 
 
-class Catalog:
+class CatalogFile:
+    """A catalog kept as one JSON file: `to_dict`/`from_dict` say what is in it, this says how it is written and
+    read back (atomically; a file that is not JSON is a `CatalogError` naming it)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Self:
+        raise NotImplementedError
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+    def save(self, path: Path | str) -> None:
+        """Write atomically (a reader never sees half a catalog)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_text(path, self.dumps())
+
+    @classmethod
+    def load(cls, path: Path | str) -> Self:
+        try:
+            return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+        except json.JSONDecodeError as exc:
+            raise CatalogError(f"{path} is not JSON: {exc}") from None
+
+
+class Catalog(CatalogFile):
     """The apps' catalogs under one version number, which every change increments."""
 
     def __init__(self, apps: Mapping[str, AppCatalog] | None = None, version: int = 1) -> None:
@@ -380,21 +408,6 @@ class Catalog:
         except (KeyError, TypeError) as exc:
             raise CatalogError(f"malformed catalog: {exc}") from None
 
-    def dumps(self) -> str:
-        return json.dumps(self.to_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-
-    def save(self, path: Path | str) -> None:
-        """Write atomically (a reader never sees half a catalog)."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_text(path, self.dumps())
-
-    @classmethod
-    def load(cls, path: Path | str) -> Catalog:
-        try:
-            return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
-        except json.JSONDecodeError as exc:
-            raise CatalogError(f"{path} is not JSON: {exc}") from None
 
 
 def _empty(value: Any) -> bool:

@@ -25,7 +25,8 @@ from uivenus.tasks.spec import SynthTask, TaskKind
 from uivenus.tasks.synthesis import Dropped, Synthesis, build_task, call_problem
 from uivenus.tasks.vocabularies import VOCABULARIES
 
-__all__ = ["LLM_SYSTEM_PROMPT", "LLMSynthesizer", "catalog_prompt", "parse_proposals"]
+__all__ = ["LLM_SYSTEM_PROMPT", "LLMSynthesizer", "ProposalSynthesizer", "catalog_prompt", "malformed",
+           "parse_proposals"]
 
 
 LLM_SYSTEM_PROMPT = """You write practice tasks for an agent that operates apps through their screens.
@@ -81,7 +82,55 @@ def parse_proposals(text: str) -> list[Any]:
     return items
 
 
-class LLMSynthesizer:
+class ProposalSynthesizer:
+    """Tasks a model proposes from a prompt about the catalog: one request, the reply's JSON list, each item turned
+    into a task by `_task` (or dropped with the reason). Subclasses say what the prompt holds and how an item is
+    grounded."""
+
+    name = "proposals"
+
+    def __init__(self, policy: Policy | str, *, temperature: float = 0.7, max_new_tokens: int = 2048) -> None:
+        self.policy = policy_from_spec(policy) if isinstance(policy, str) else policy
+        self.sampling = Sampling(temperature=temperature, max_new_tokens=max_new_tokens, thinking=False)
+
+    def _prompt(self, catalog: Catalog, n: int) -> str:
+        raise NotImplementedError
+
+    def _task(self, catalog: Catalog, item: Any, provenance: Mapping[str, Any]) -> SynthTask | Dropped:
+        raise NotImplementedError
+
+    def synthesize(self, catalog: Catalog, n: int) -> Synthesis:
+        request = PolicyRequest(messages=(Message("system", (LLM_SYSTEM_PROMPT,)),
+                                          Message("user", (self._prompt(catalog, n),))),
+                                mode=Mode.AGENTIC, sampling=self.sampling)
+        reply = self.policy.act(request)
+        try:
+            items = parse_proposals(reply.text)
+        except ValueError as exc:
+            return Synthesis((), (Dropped(str(exc), {"reply": reply.text[:500]}),))
+        provenance = {"synthesizer": f"{self.name}:{getattr(self.policy, 'name', 'policy')}",
+                      "catalog_version": catalog.version}
+        tasks: dict[str, SynthTask] = {}
+        dropped = []
+        for item in items[:n]:
+            made = malformed(item) or self._task(catalog, item, provenance)
+            if isinstance(made, Dropped):
+                dropped.append(made)
+            else:
+                tasks.setdefault(made.id, made)
+        return Synthesis(tuple(tasks.values()), tuple(dropped))
+
+
+def malformed(item: Any) -> Dropped | None:
+    """Why a proposal is not of the shape {function: 'APP.NAME', params: {...}, instruction: '...'}, or None."""
+    if (isinstance(item, Mapping) and isinstance(item.get("function"), str) and item["function"].count(".") == 1
+            and isinstance(item.get("params", {}), Mapping) and isinstance(item.get("instruction"), str)
+            and item["instruction"].strip()):
+        return None
+    return Dropped("malformed proposal: needs function 'APP.NAME', params {...} and an instruction", {"item": item})
+
+
+class LLMSynthesizer(ProposalSynthesizer):
     """Tasks proposed by a model that reads the catalog and the apps' documentation ("deep research"); each
     proposal is kept only when it is grounded in the catalog."""
 
@@ -89,10 +138,9 @@ class LLMSynthesizer:
 
     def __init__(self, policy: Policy | str, *, docs: Mapping[str, str] | None = None, layout: str = "web",
                  temperature: float = 0.7, max_new_tokens: int = 2048) -> None:
-        self.policy = policy_from_spec(policy) if isinstance(policy, str) else policy
+        super().__init__(policy, temperature=temperature, max_new_tokens=max_new_tokens)
         self.docs = docs
         self.layout = layout
-        self.sampling = Sampling(temperature=temperature, max_new_tokens=max_new_tokens, thinking=False)
 
     def _docs(self, catalog: Catalog) -> dict[str, str]:
         if self.docs is not None:
@@ -105,32 +153,10 @@ class LLMSynthesizer:
                 continue
         return out
 
-    def synthesize(self, catalog: Catalog, n: int) -> Synthesis:
-        request = PolicyRequest(messages=(Message("system", (LLM_SYSTEM_PROMPT,)),
-                                          Message("user", (catalog_prompt(catalog, self._docs(catalog), n),))),
-                                mode=Mode.AGENTIC, sampling=self.sampling)
-        reply = self.policy.act(request)
-        try:
-            items = parse_proposals(reply.text)
-        except ValueError as exc:
-            return Synthesis((), (Dropped(str(exc), {"reply": reply.text[:500]}),))
-        provenance = {"synthesizer": f"{self.name}:{getattr(self.policy, 'name', 'policy')}",
-                      "catalog_version": catalog.version}
-        tasks: dict[str, SynthTask] = {}
-        dropped = []
-        for item in items[:n]:
-            made = self._task(catalog, item, provenance)
-            if isinstance(made, Dropped):
-                dropped.append(made)
-            else:
-                tasks.setdefault(made.id, made)
-        return Synthesis(tuple(tasks.values()), tuple(dropped))
+    def _prompt(self, catalog: Catalog, n: int) -> str:
+        return catalog_prompt(catalog, self._docs(catalog), n)
 
     def _task(self, catalog: Catalog, item: Any, provenance: Mapping[str, Any]) -> SynthTask | Dropped:
-        if not (isinstance(item, Mapping) and isinstance(item.get("function"), str)
-                and isinstance(item.get("params", {}), Mapping) and isinstance(item.get("instruction"), str)
-                and item["instruction"].strip() and item["function"].count(".") == 1):
-            return Dropped("malformed proposal: needs function 'APP.NAME', params {...} and an instruction", {"item": item})
         app, name = item["function"].split(".")
         call = FunctionCall(app, name, item.get("params") or {})
         instruction = " ".join(item["instruction"].split())

@@ -29,12 +29,12 @@ from typing import Any
 
 from uivenus.actions.calls import format_action
 from uivenus.actions.space import Action, Click, Hotkey, LaunchApp, Type, Wait
-from uivenus.agent.policies.base import Message, Mode, Policy, PolicyRequest, Sampling, policy_from_spec
+from uivenus.agent.policies.base import Policy
 from uivenus.files import write_json
 from uivenus.records import plain
 from uivenus.tasks.app_catalog import AppExploration, AppFunction, Gesture, GestureKind, RealCatalog, WidgetKind
 from uivenus.tasks.catalog import ENUM, INT, AppCatalog, Catalog, Function, FunctionCall
-from uivenus.tasks.llm_synthesis import LLM_SYSTEM_PROMPT, parse_proposals
+from uivenus.tasks.llm_synthesis import ProposalSynthesizer
 from uivenus.tasks.osworld import OSWorldTask
 from uivenus.tasks.phrasing import compose, sentence
 from uivenus.tasks.real_checks import TOGGLE_VALUES, Check, evaluator, function_check, param_gestures
@@ -392,7 +392,7 @@ def real_catalog_prompt(real: RealCatalog, catalog: Catalog, docs: Mapping[str, 
     return "\n".join(lines)
 
 
-class RealLLMSynthesizer:
+class RealLLMSynthesizer(ProposalSynthesizer):
     """Single-function tasks proposed by a model that reads the explored catalog and the apps' documentation; a
     proposal is kept only when it names an explored function, values inside its domains that no constraint
     forbids, and an instruction that says every value. Its check and reference come from the catalog, never the
@@ -402,42 +402,19 @@ class RealLLMSynthesizer:
 
     def __init__(self, real: RealCatalog, policy: Policy | str, *, docs: Mapping[str, str] | None = None,
                  temperature: float = 0.7, max_new_tokens: int = 2048) -> None:
+        super().__init__(policy, temperature=temperature, max_new_tokens=max_new_tokens)
         self.real = real
-        self.policy = policy_from_spec(policy) if isinstance(policy, str) else policy
         self.docs = docs
-        self.sampling = Sampling(temperature=temperature, max_new_tokens=max_new_tokens, thinking=False)
 
     def _docs(self) -> dict[str, str]:
         if self.docs is not None:
             return dict(self.docs)
         return {app: app_docs(_program(e)) for app, e in self.real.apps.items()}
 
-    def synthesize(self, catalog: Catalog, n: int) -> Synthesis:
-        prompt = real_catalog_prompt(self.real, catalog, self._docs(), n)
-        request = PolicyRequest(messages=(Message("system", (LLM_SYSTEM_PROMPT,)), Message("user", (prompt,))),
-                                mode=Mode.AGENTIC, sampling=self.sampling)
-        reply = self.policy.act(request)
-        try:
-            items = parse_proposals(reply.text)
-        except ValueError as exc:
-            return Synthesis((), (Dropped(str(exc), {"reply": reply.text[:500]}),))
-        provenance = {"synthesizer": f"{self.name}:{getattr(self.policy, 'name', 'policy')}",
-                      "catalog_version": catalog.version}
-        tasks: dict[str, SynthTask] = {}
-        dropped = []
-        for item in items[:n]:
-            made = self._task(catalog, item, provenance)
-            if isinstance(made, Dropped):
-                dropped.append(made)
-            else:
-                tasks.setdefault(made.id, made)
-        return Synthesis(tuple(tasks.values()), tuple(dropped))
+    def _prompt(self, catalog: Catalog, n: int) -> str:
+        return real_catalog_prompt(self.real, catalog, self._docs(), n)
 
     def _task(self, catalog: Catalog, item: Any, provenance: Mapping[str, Any]) -> SynthTask | Dropped:
-        if not (isinstance(item, Mapping) and isinstance(item.get("function"), str) and item["function"].count(".") == 1
-                and isinstance(item.get("params", {}), Mapping) and isinstance(item.get("instruction"), str)
-                and item["instruction"].strip()):
-            return Dropped("malformed proposal: needs function 'APP.NAME', params {...} and an instruction", {"item": item})
         app, name = item["function"].split(".")
         exploration = self.real.apps.get(app)
         fn = exploration.functions.get(name) if exploration is not None else None
