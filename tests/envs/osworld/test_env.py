@@ -6,6 +6,7 @@ One Xvfb desktop for the module; apps are the cheap ones (l3afpad, Chromium); fi
 from __future__ import annotations
 
 import http.server
+import re
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -26,6 +27,7 @@ from uivenus.envs.desktop import DesktopConfig, DesktopEnv
 from uivenus.envs.osworld.downloads import DownloadFailed, cached_path
 from uivenus.envs.osworld.evaluator import evaluate
 from uivenus.envs.osworld.getters import get
+from uivenus.envs.osworld.metrics.accessibility import check_accessibility_tree
 from uivenus.envs.osworld.setup_steps import run_steps
 from uivenus.records import Outcome, TaskSpec
 
@@ -320,3 +322,30 @@ def test_unsafe_host_runs_the_config_on_this_machine_only_when_asked(env: Deskto
         assert marker.exists() and host.state()["osworld"]["isolated"] is False
         init = host.osworld.root.host_path("/home/user/init").read_text().strip()
         assert init == Path("/proc/1/comm").read_text().strip()
+
+
+def test_a_calc_sheet_reads_in_seconds_with_the_cells_on_screen_and_no_others(env: DesktopEnv) -> None:
+    rules = [{"xpath": "//document-spreadsheet//table-cell[@name='A2']", "text": "42"}]
+    evaluator = {"func": "check_accessibility_tree", "result": {"type": "accessibility_tree"},
+                 "expected": {"type": "rule", "rules": rules}}
+    task = osworld_task([{"type": "launch", "parameters": {"command": ["localc", "--norestore"]}}], evaluator,
+                        apps=("libreoffice_calc",))
+    env.reset(task)
+    deadline = time.monotonic() + 60
+    while not any(e.role == "table" for e in env.elements()) and time.monotonic() < deadline:
+        time.sleep(0.5)  # LibreOffice is still starting
+    env.step(Type(content="7\n42\n"))
+    time.sleep(1)
+    started = time.monotonic()
+    tree = get(env.osworld.context, {"type": "accessibility_tree"})
+    assert time.monotonic() - started < 20  # the whole 2^20-row sheet would take hours
+    cells = re.findall(r'<table-cell name="([A-Z]+[0-9]+)"', tree)
+    assert cells[0] == "A1" and "B2" in cells and 50 < len(cells) < 2000  # the shown block, not the sheet
+    assert "A1000" not in cells
+    assert checker_for("osworld").verdict(env, task)["passed"] is True
+    env.step(Type(content="5\n"))
+    time.sleep(1)
+    tree = get(env.osworld.context, {"type": "accessibility_tree"})
+    a3 = "//document-spreadsheet//table-cell[@name='A3']"
+    assert check_accessibility_tree(tree, [{"xpath": a3, "text": "5"}]) == 1.0
+    assert check_accessibility_tree(tree, [{"xpath": a3, "text": "42"}]) == 0.0

@@ -4,7 +4,8 @@ This file is also a script: the `accessibility_tree` getter runs its source with
 `python3-pyatspi` lives there, not in our venv) inside the task's root, on the root's own session bus, and reads
 the XML from its output. The XML follows the public benchmark's serialisation: one element per accessible, its
 role as the tag (spaces as dashes), `name`, and namespaced attributes for states (`st:`), object attributes
-(`attr:`), on-screen position and size (`cp:`), text (`txt:`), value (`val:`) and actions (`act:`).
+(`attr:`), on-screen position and size (`cp:`), text (`txt:`), value (`val:`) and actions (`act:NAME_desc`,
+`act:NAME_kb`).
 
 The walk is bounded as the benchmark's own reader bounds it, so a spreadsheet reads in seconds: at most `MAX_DEPTH`
 levels and `MAX_WIDTH` children a node, and a table inside a `document spreadsheet` (LibreOffice Calc exposes every
@@ -24,6 +25,7 @@ CALC_SEARCH = 500
 
 def dump() -> str:
     """Walk every application on the bus and serialise the tree (runs where pyatspi is importable)."""
+    import re
     import xml.etree.ElementTree as ET
 
     import pyatspi
@@ -32,7 +34,9 @@ def dump() -> str:
         ET.register_namespace(prefix, NAMESPACE_BASE + path)
 
     def qualified(prefix: str, name: str) -> str:
-        return "{%s%s}%s" % (NAMESPACE_BASE, PREFIXES[prefix], name.replace(" ", "-"))
+        """A namespaced XML name; an app's own names (attributes, actions) may hold what XML forbids."""
+        local = re.sub(r"[^A-Za-z0-9_.-]", "-", name)
+        return "{%s%s}%s" % (NAMESPACE_BASE, PREFIXES[prefix], local if re.match(r"[A-Za-z_]", local) else "_" + local)
 
     def node(accessible, depth: int, in_sheet: bool = False):  # noqa: ANN001, ANN202 - pyatspi objects are untyped
         role = accessible.getRoleName() or "unknown"
@@ -65,8 +69,9 @@ def dump() -> str:
             pass
         try:
             actions = accessible.queryAction()
-            for i in range(actions.nActions):
-                element.set(qualified("act", actions.getName(i)), actions.getKeyBinding(i) or "")
+            for i in range(actions.nActions):  # as the benchmark names them: NAME_desc, NAME_kb
+                element.set(qualified("act", actions.getName(i) + "_desc"), actions.getDescription(i) or "")
+                element.set(qualified("act", actions.getName(i) + "_kb"), actions.getKeyBinding(i) or "")
         except Exception:  # noqa: BLE001
             pass
         in_sheet = in_sheet or role == "document spreadsheet"
