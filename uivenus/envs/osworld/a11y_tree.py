@@ -9,8 +9,8 @@ role as the tag (spaces as dashes), `name`, and namespaced attributes for states
 
 The walk is bounded as the benchmark's own reader bounds it, so a spreadsheet reads in seconds: at most `MAX_DEPTH`
 levels and `MAX_WIDTH` children a node, and a table inside a `document spreadsheet` (LibreOffice Calc exposes every
-one of its 2^20 x 16384 cells) yields only its cells on screen, found row by row from the first shown one; a sheet
-with no shown cell among its first `CALC_SEARCH` rows and columns yields none.
+one of its 2^20 x 16384 cells) yields only its cells on screen, row by row from the one at the grid's top-left corner
+(else the first shown one within `CALC_SEARCH` cells of A1 along row 1 or column A; else none).
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ def dump() -> str:
 
     def top_left(table, columns: int):  # noqa: ANN001, ANN202
         """(row, column) of the first shown cell: the one at the grid's top-left corner, else the first shown one
-        within `CALC_SEARCH` rows and columns of A1 (a sheet scrolled further shows nothing we read)."""
+        within `CALC_SEARCH` cells of A1 along row 1 or column A (a sheet scrolled further shows nothing we read)."""
         x, y, _, _ = table.queryComponent().getExtents(pyatspi.XY_SCREEN)
         corner = table.queryComponent().getAccessibleAtPoint(x + 1, y + 1, pyatspi.XY_SCREEN)
         if corner is not None and showing(corner):
