@@ -23,7 +23,8 @@ from uivenus.tasks.explore_a11y_apps import datasette
 from uivenus.tasks.explore_a11y_surfaces import DesktopSurface, WebSurface
 from uivenus.verify.acts import target_from_dom
 
-FORM_APP = ("/usr/bin/python3", str(Path(__file__).parent / "apps" / "gtk_form.py"))
+#: The app's source goes on the command line: a task root hides the host's /tmp, where a checkout may lie.
+FORM_APP = ("/usr/bin/python3", "-c", (Path(__file__).parent / "apps" / "gtk_form.py").read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")

@@ -42,10 +42,12 @@ _SUDO_DIR = "/run/uivenus/bin"  # where the setup commands' sudo lives inside th
 _BUS = "unix:path=/tmp/.uivenus-session-bus"  # the root's session bus, inside the sandbox
 _A11Y_BUS = "unix:path=/tmp/.uivenus-a11y-bus"  # its AT-SPI bus
 _A11Y_CONFIG = "/usr/share/defaults/at-spi2/accessibility.conf"  # at-spi2-core's bus configuration
-#: Every process in the root talks to the root's buses, with the accessibility bridges of GTK and Qt on, and
-#: LibreOffice on its GTK 3 toolkit (its plain X11 one exposes no accessibility tree), as on the OSWorld VM.
+#: Every process in the root talks to the root's buses, with the accessibility bridges of GTK and Qt on, in a GNOME
+#: session as on the OSWorld VM: that makes LibreOffice's windows pick its GTK 3 toolkit (its plain X11 one exposes
+#: no accessibility tree) while its headless runs keep their own (forcing SAL_USE_VCLPLUGIN=gtk3 made a headless
+#: `--convert-to` leave a profile whose next window opened 24x26 pixels).
 _ACCESSIBLE = {"DBUS_SESSION_BUS_ADDRESS": _BUS, "AT_SPI_BUS_ADDRESS": _A11Y_BUS, "GTK_MODULES": "gail:atk-bridge",
-               "NO_AT_BRIDGE": "0", "QT_ACCESSIBILITY": "1", "SAL_USE_VCLPLUGIN": "gtk3"}
+               "NO_AT_BRIDGE": "0", "QT_ACCESSIBILITY": "1", "XDG_CURRENT_DESKTOP": "GNOME"}
 _SUDO = """#!/bin/sh
 # uivenus sandbox sudo: the sandbox has one user and read-only system folders; drop sudo's options, run the rest.
 while [ $# -gt 0 ]; do
