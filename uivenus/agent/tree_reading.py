@@ -18,18 +18,20 @@ from typing import Any
 from uivenus.envs.base import EnvError
 from uivenus.envs.elements import UIElement
 
-__all__ = ["PICTURE_ROLES", "WINDOW_ROLES", "Region", "TreeRead", "read_tree", "unseen_regions"]
+__all__ = ["MAX_PICTURES", "MIN_PICTURE", "PICTURE_ROLES", "WINDOW_ROLES", "Region", "TreeRead", "read_tree", "unseen_regions"]
 
 log = logging.getLogger(__name__)
 
 Region = tuple[int, int, int, int]  # x1, y1, x2, y2 in screen pixels
 
-#: Roles whose pixels may carry words the tree does not hold: OCR'd by region.
-PICTURE_ROLES = frozenset({"image", "canvas", "animation"})
+#: Roles whose pixels may carry words the tree does not hold: OCR'd by region (GTK names a GtkImage "icon").
+PICTURE_ROLES = frozenset({"image", "icon", "canvas", "animation"})
 #: Roles of an app's top-level windows: an X window one of them covers is seen by the tree.
 WINDOW_ROLES = frozenset({"frame", "window", "dialog", "alert", "file chooser"})
-#: Smaller pictures (icons) hold no readable instruction: not worth an OCR call.
-MIN_PICTURE = (48, 16)
+#: Smaller pictures (a toolbar's or a file's icon) hold no readable sentence: not worth an OCR call.
+MIN_PICTURE = (96, 20)
+#: At most this many pictures are read per screen, the largest first (each is one OCR call).
+MAX_PICTURES = 8
 #: Share of an X window an accessible frame must overlap to count as covering it.
 COVERED = 0.5
 
@@ -59,13 +61,14 @@ def _overlap(a: Region, b: Region) -> int:
 
 
 def unseen_regions(elements: Sequence[UIElement], windows: Iterable[Region]) -> tuple[Region, ...]:
-    """The windows no accessible frame covers, then the pictures big enough to hold a sentence."""
+    """The windows no accessible frame covers, then the largest pictures big enough to hold a sentence."""
     frames = [_box(*e.bounds) for e in elements if e.role in WINDOW_ROLES and e.bounds]
     bare = tuple(w for w in windows if (area := (w[2] - w[0]) * (w[3] - w[1])) > 0
                  and not any(_overlap(w, f) >= COVERED * area for f in frames))
-    pictures = tuple(_box(*e.bounds) for e in elements if e.role in PICTURE_ROLES and e.bounds
-                     and e.bounds[2] >= MIN_PICTURE[0] and e.bounds[3] >= MIN_PICTURE[1])
-    return bare + pictures
+    pictures = sorted((e.bounds for e in elements if e.role in PICTURE_ROLES and e.bounds
+                       and e.bounds[2] >= MIN_PICTURE[0] and e.bounds[3] >= MIN_PICTURE[1]),
+                      key=lambda b: -b[2] * b[3])
+    return bare + tuple(_box(*b) for b in pictures[:MAX_PICTURES])
 
 
 def _windows(state: Mapping[str, Any]) -> tuple[Region, ...]:
