@@ -26,13 +26,15 @@ Region = tuple[int, int, int, int]  # x1, y1, x2, y2 in screen pixels
 
 #: Roles whose pixels may carry words the tree does not hold: OCR'd by region (GTK names a GtkImage "icon").
 PICTURE_ROLES = frozenset({"image", "icon", "canvas", "animation"})
-#: Roles of an app's top-level windows: an X window one of them covers is seen by the tree.
-WINDOW_ROLES = frozenset({"frame", "window", "dialog", "alert", "file chooser"})
+#: Roles of an app's top-level windows: an X window one of them matches is seen by the tree. Not "window": the
+#: file manager's desktop (the whole screen) and popups have it, and would hide every X toolkit window behind them.
+WINDOW_ROLES = frozenset({"frame", "dialog", "alert", "file chooser"})
 #: Smaller pictures (a toolbar's or a file's icon) hold no readable sentence: not worth an OCR call.
 MIN_PICTURE = (96, 20)
 #: At most this many pictures are read per screen, the largest first (each is one OCR call).
 MAX_PICTURES = 8
-#: Share of an X window an accessible frame must overlap to count as covering it.
+#: How closely an accessible frame must match an X window (intersection over union; the frame may include the
+#: title bar the X client area lacks) to count as the same window.
 COVERED = 0.5
 
 
@@ -56,15 +58,19 @@ def _box(x: int, y: int, w: int, h: int) -> Region:
     return x, y, x + w, y + h
 
 
-def _overlap(a: Region, b: Region) -> int:
-    return max(0, min(a[2], b[2]) - max(a[0], b[0])) * max(0, min(a[3], b[3]) - max(a[1], b[1]))
+def _area(a: Region) -> int:
+    return max(0, a[2] - a[0]) * max(0, a[3] - a[1])
+
+
+def _matches(a: Region, b: Region) -> bool:
+    shared = _area((max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])))
+    return shared >= COVERED * (_area(a) + _area(b) - shared)
 
 
 def unseen_regions(elements: Sequence[UIElement], windows: Iterable[Region]) -> tuple[Region, ...]:
-    """The windows no accessible frame covers, then the largest pictures big enough to hold a sentence."""
+    """The windows no accessible frame matches, then the largest pictures big enough to hold a sentence."""
     frames = [_box(*e.bounds) for e in elements if e.role in WINDOW_ROLES and e.bounds]
-    bare = tuple(w for w in windows if (area := (w[2] - w[0]) * (w[3] - w[1])) > 0
-                 and not any(_overlap(w, f) >= COVERED * area for f in frames))
+    bare = tuple(w for w in windows if _area(w) > 0 and not any(_matches(w, f) for f in frames))
     pictures = sorted((e.bounds for e in elements if e.role in PICTURE_ROLES and e.bounds
                        and e.bounds[2] >= MIN_PICTURE[0] and e.bounds[3] >= MIN_PICTURE[1]),
                       key=lambda b: -b[2] * b[3])
