@@ -123,19 +123,17 @@ class OcrReader:
 
     @staticmethod
     def _read(image: Image.Image, regions: tuple[Region, ...] | None) -> list[TextBox]:
-        """OCR of the whole image, or of only the regions: one call over the screen with everything else blanked
-        (rapidocr scales an image up to 736 px on its short side, so small crops read one by one cost more than
-        the whole screen; a blank area costs detection little and recognition nothing)."""
-        if regions is None:
-            return ocr_text_boxes(image)
-        if not regions:
+        """OCR of the whole image, or its lines whose centre lies in one of the regions. The whole screen is read
+        even then: rapidocr scales an image up to 736 px on its short side, so crops (or a screen with all else
+        blanked) cost as much, and the whole screen's read is shared with every other reader of these pixels
+        (`ocr_text_boxes` remembers it: a text-reading policy, the verifier)."""
+        if regions is not None and not regions:
             return []
-        shown = Image.new(image.mode, image.size, "white")
-        for x1, y1, x2, y2 in regions:
-            box = (max(x1, 0), max(y1, 0), min(x2, image.width), min(y2, image.height))
-            if box[2] > box[0] and box[3] > box[1]:
-                shown.paste(image.crop(box), box[:2])
-        return ocr_text_boxes(shown)
+        found = ocr_text_boxes(image)
+        if regions is None:
+            return found
+        return [b for b in found if any(x1 <= (b.box[0] + b.box[2]) / 2 < x2 and y1 <= (b.box[1] + b.box[3]) / 2 < y2
+                                        for x1, y1, x2, y2 in regions)]
 
     def near(self, image: Image.Image, point: tuple[float, float], radius: float = 24.0, limit: int = 2,
              regions: tuple[Region, ...] | None = None) -> str:
