@@ -251,7 +251,7 @@ class _Episode:
 
     def scan(self, observation: Observation) -> Scanned:
         started = time.perf_counter()
-        flags = tuple(self.guard.scan(observation))
+        flags = tuple(self.guard.scan(observation, env=self.env))
         return Scanned(flags, time.perf_counter() - started)
 
     # -- asking ------------------------------------------------------------------------------------

@@ -5,8 +5,9 @@ irreversibly changes the system (also: starts a terminal, a shell, the settings 
 site the task is not on (another host, a local address, a non-web scheme). The guard judges that from the action
 itself (typed content such as a card number that passes the Luhn check, a hotkey such as shift+delete, the app a
 LaunchApp starts, the URL a Launch opens or a clicked link leads to, against the task's URL), the text of what it
-acts on (the DOM element under the point or the focused field where the env has a DOM, rapidocr text boxes around
-the point otherwise) and the task (whether its instruction asks for the action: see Consent below). Categories
+acts on (the DOM element under the point or the focused field where the env has a DOM; on the desktop of an OSWorld
+session the accessibility tree's element there, `uivenus.agent.tree_reading`; rapidocr text boxes around the point
+otherwise) and the task (whether its instruction asks for the action: see Consent below). Categories
 are a registry of rules (multilingual keyword lists and matchers, `uivenus.agent.safety_rules`): adding one is
 adding an entry.
 
@@ -21,8 +22,8 @@ Modes: `confirm` hands a consequential action to the user through a callback (th
 `block` refuses it, `allow` lets it run but still records what it would have stopped (for safety evaluations).
 Every review returns a `GuardDecision` with its reason, which the loop stores in the step.
 
-Prompt injection: `Guard.scan` runs `scan_injection` (`uivenus.agent.injection`) over the screen's text (DOM text,
-or OCR) for instructions aimed at an agent and returns each match as a flag.
+Prompt injection: `Guard.scan` runs `scan_injection` (`uivenus.agent.injection`) over the screen's text (DOM text;
+the tree's names and values plus OCR of what the tree cannot see; or OCR of the whole screen) for instructions aimed at an agent and returns each match as a flag.
 """
 
 from __future__ import annotations
@@ -44,13 +45,16 @@ from uivenus.agent.safety_rules import (
     HOTKEY_RULES, LAUNCH_RULES, REQUEST_WORDS, RULES, Category, Rule, Where, card_number, high_stakes,
     unrequested_values,
 )
+from uivenus.agent.tree_reading import Region, TreeRead, read_tree
 from uivenus.envs.base import FOCUSED_ELEMENT, EnvError, Observation
+from uivenus.envs.elements import element_at as tree_element_at
+from uivenus.envs.elements import hit_record
 from uivenus.envs.hosts import launch_url
 from uivenus.records import TaskSpec
 
 __all__ = [
-    "Guard", "GuardDecision", "GuardError", "GuardMode", "OcrReader", "Target", "TextBox", "Verdict", "approve_all",
-    "decline_all", "element_at",
+    "Guard", "GuardDecision", "GuardError", "GuardMode", "OcrReader", "ScreenText", "Target", "TextBox", "Verdict",
+    "approve_all", "decline_all", "element_at",
 ]
 
 class GuardError(ValueError):
@@ -102,28 +106,53 @@ def element_at(env: Any, point: tuple[float, float] | None) -> Mapping[str, Any]
 
 
 class OcrReader:
-    """The screen's OCR text boxes (`ocr_text_boxes`, the process's one engine), computed once per image: the guard
-    and the injection scan share them."""
+    """The screen's OCR text boxes (`ocr_text_boxes`, the process's one engine), computed once per image and set of
+    regions (None: the whole screen): the guard and the injection scan share them."""
 
     def __init__(self, min_score: float = 0.5) -> None:
         self.min_score = min_score
-        self._last: tuple[Image.Image, tuple[TextBox, ...]] | None = None  # the screen of the current step
+        self._last: tuple[Image.Image, tuple[Region, ...] | None, tuple[TextBox, ...]] | None = None  # this step's
 
-    def boxes(self, image: Image.Image) -> tuple[TextBox, ...]:
-        if self._last is not None and self._last[0] is image:
-            return self._last[1]
-        found = tuple(box._replace(text=box.text.strip()) for box in ocr_text_boxes(image)
+    def boxes(self, image: Image.Image, regions: tuple[Region, ...] | None = None) -> tuple[TextBox, ...]:
+        if self._last is not None and self._last[0] is image and self._last[1] == regions:
+            return self._last[2]
+        found = tuple(box._replace(text=box.text.strip()) for box in self._read(image, regions)
                       if box.score >= self.min_score and box.text.strip())
-        self._last = (image, found)
+        self._last = (image, regions, found)
         return found
 
-    def near(self, image: Image.Image, point: tuple[float, float], radius: float = 24.0, limit: int = 2) -> str:
+    @staticmethod
+    def _read(image: Image.Image, regions: tuple[Region, ...] | None) -> list[TextBox]:
+        """OCR of the whole image, or its lines whose centre lies in one of the regions. The whole screen is read
+        even then: rapidocr scales an image up to 736 px on its short side, so crops (or a screen with all else
+        blanked) cost as much, and the whole screen's read is shared with every other reader of these pixels
+        (`ocr_text_boxes` remembers it: a text-reading policy, the verifier)."""
+        if regions is not None and not regions:
+            return []
+        found = ocr_text_boxes(image)
+        if regions is None:
+            return found
+        return [b for b in found if any(x1 <= (b.box[0] + b.box[2]) / 2 < x2 and y1 <= (b.box[1] + b.box[3]) / 2 < y2
+                                        for x1, y1, x2, y2 in regions)]
+
+    def near(self, image: Image.Image, point: tuple[float, float], radius: float = 24.0, limit: int = 2,
+             regions: tuple[Region, ...] | None = None) -> str:
         """Text of the boxes at or nearest to `point` (within `radius` pixels), closest first."""
-        close = sorted((b for b in self.boxes(image) if b.distance(point) <= radius), key=lambda b: b.distance(point))
+        close = sorted((b for b in self.boxes(image, regions) if b.distance(point) <= radius),
+                       key=lambda b: b.distance(point))
         return " ".join(b.text for b in close[:limit])
 
-    def text(self, image: Image.Image) -> str:
-        return "\n".join(b.text for b in self.boxes(image))
+    def text(self, image: Image.Image, regions: tuple[Region, ...] | None = None) -> str:
+        return "\n".join(b.text for b in self.boxes(image, regions))
+
+
+@dataclass(frozen=True)
+class ScreenText:
+    """The screen's text and where it came from: "dom", "a11y" (the tree alone), "a11y+ocr" (the tree and OCR of
+    what it cannot see) or "ocr" (the whole screen)."""
+
+    text: str
+    source: str
 
 
 @dataclass(frozen=True)
@@ -131,7 +160,7 @@ class Target:
     """What an action acts on, as text: the words rules read and where they came from."""
 
     text: str
-    source: str  # "dom", "ocr" or "none"
+    source: str  # "dom", "a11y", "ocr" or "none"
     element: Mapping[str, Any] | None = None
 
 
@@ -229,12 +258,14 @@ class Guard:
         self._episode: TaskSpec | None = None  # the task whose episode `_typed` belongs to
         self._typed: tuple[str, ...] = ()  # what this episode typed so far (values whose source is checked)
         self._told: tuple[str, ...] = ()  # what the last scanned screen told an agent: the line after each flag
+        self._tree: tuple[Observation, TreeRead | None] | None = None  # the tree read for the current screen
 
     # -- reading -----------------------------------------------------------------------------------
 
     def target(self, observation: Observation, point: tuple[float, float] | None, *, env: Any = None,
                focused: bool = False) -> Target:
-        """The text of the element at `point` (or the focused field): DOM where `env` has one, else OCR.
+        """The text of the element at `point` (or the focused field): DOM where `env` has one, the accessibility
+        tree's element where it has a tree, else OCR (of what the tree cannot see, where there is one).
 
         The focused field comes from the observation when the env read it with the screen
         (`info["focused_element"]`: nothing has acted since); an element at a point is the env's one read of that
@@ -248,20 +279,43 @@ class Guard:
                 return Target(_element_text(element), "dom", element)
             if observation.text is not None:  # a page that answered: blank space, nothing focused
                 return Target("", "dom")
+        tree = self.tree(observation, env)
+        if tree is not None:
+            hit = tree.focused() if focused else tree_element_at(tree.elements, point) if point is not None else None
+            if hit is not None:
+                record = hit_record(hit)
+                return Target(_element_text(record), "a11y", record)
         if point is not None and self.ocr is not None:
-            return Target(self.ocr.near(observation.screenshot, point), "ocr")
+            regions = tree.regions if tree is not None else None
+            return Target(self.ocr.near(observation.screenshot, point, regions=regions), "ocr")
         return Target("", "none")
 
-    def screen_text(self, observation: Observation) -> str | None:
-        """The screen's text: DOM text where the env gives it, OCR otherwise (None when OCR is off)."""
-        if observation.text is not None:
-            return observation.text
-        return self.ocr.text(observation.screenshot) if self.ocr is not None else None
+    def tree(self, observation: Observation, env: Any) -> TreeRead | None:
+        """The accessibility tree behind this screen, read once per observation (None: the env has none)."""
+        if env is None or observation.text is not None:
+            return None
+        if self._tree is None or self._tree[0] is not observation:
+            self._tree = (observation, read_tree(env))
+        return self._tree[1]
 
-    def scan(self, observation: Observation) -> tuple[InjectionFlag, ...]:
+    def screen_text(self, observation: Observation, env: Any = None) -> ScreenText | None:
+        """The screen's text: DOM text where the env gives it; the tree's text plus OCR of what it cannot see where
+        `env` has a tree; OCR of the whole screen otherwise (None when OCR is off)."""
+        if observation.text is not None:
+            return ScreenText(observation.text, "dom")
+        tree = self.tree(observation, env)
+        if tree is not None:
+            if not tree.regions or self.ocr is None:
+                return ScreenText(tree.text(), "a11y")
+            seen = self.ocr.text(observation.screenshot, tree.regions)
+            return ScreenText("\n".join(part for part in (tree.text(), seen) if part), "a11y+ocr")
+        return ScreenText(self.ocr.text(observation.screenshot), "ocr") if self.ocr is not None else None
+
+    def scan(self, observation: Observation, env: Any = None) -> tuple[InjectionFlag, ...]:
         """Injection flags for the screen the agent is looking at (remembered: an action taken on that screen is not
         taken on the user's word alone)."""
-        text = self.screen_text(observation) or ""
+        read = self.screen_text(observation, env)
+        text = read.text if read is not None else ""
         flags = scan_injection(text)
         self._told = tuple(text[at:at + _TOLD_CHARS].split("\n", 1)[0] for flag in flags
                            if (at := text.find(flag.match)) >= 0)

@@ -205,12 +205,12 @@ def _step_verdict(judges: Iterable[Any], evidence: StepEvidence) -> Verdict | No
 
 
 def _target_text(step: Step) -> str | None:
-    """The recorded text of what the step's point hit: the recorder's probe, else the guard's DOM/OCR read."""
+    """The recorded text of what the step's point hit: the recorder's probe, else the guard's DOM/tree/OCR read."""
     hit = step.info.get(HIT_KEY)
     if isinstance(hit, Mapping) and hit.get("text") is not None:
         return str(hit["text"])
     guard = step.info.get("guard")
-    if isinstance(guard, Mapping) and guard.get("source") in ("dom", "ocr"):
+    if isinstance(guard, Mapping) and guard.get("source") in ("dom", "a11y", "ocr"):
         return guard.get("target") or ""
     return None
 
