@@ -24,7 +24,8 @@ from uivenus.actions.grammar import parse_response
 from uivenus.actions.space import Click, Finished, PressRecent
 from uivenus.actions.syntax import ParseError
 from uivenus.agent.loop import LoopConfig, run_episode
-from uivenus.agent.policies import PolicyBase, PolicyError, PolicyReply, PolicyRequest, Sampling, policy_from_spec
+from uivenus.agent.policies import Sampling, policy_from_spec
+from uivenus.agent.policies.script import AfterScript, ScriptedPolicy
 from uivenus.cli import app
 from uivenus.envs.checks import UnknownCheckKind
 from uivenus.envs.sandbox import check_spec, get_task
@@ -93,22 +94,6 @@ def test_tiny_random_model_runs_to_the_budget_recording_malformed_replies(web_en
     assert malformed >= 3
 
 
-class Script(PolicyBase):
-    """Answers with the given texts in turn and keeps every request; runs out with a PolicyError."""
-
-    name = "script"
-
-    def __init__(self, *replies: str) -> None:
-        self.replies = list(replies)
-        self.requests: list[PolicyRequest] = []
-
-    def act(self, request: PolicyRequest) -> PolicyReply:
-        self.requests.append(request)
-        if not self.replies:
-            raise PolicyError("the script has no more replies")
-        return PolicyReply(self.replies.pop(0))
-
-
 REPLIES = [
     "I think I should open the menu",  # no action at all
     "<action>PressRecent()</action>",  # parses, but phones only
@@ -119,7 +104,7 @@ REPLIES = [
 
 def test_bad_replies_are_reasked_and_rejected_actions_fed_back(web_env, sandbox_server, tmp_path) -> None:
     spec = get_task("notes/create_note").spec(sandbox_server.base_url, "web")
-    script = Script(*REPLIES)
+    script = ScriptedPolicy(REPLIES, after=AfterScript.ERROR)
     trajectory = run_episode(web_env, script, spec, writer=TrajectoryStore(tmp_path).episode("r", "e", spec))
     first, second, third = trajectory.steps
     # step 0: the unparseable reply was answered with its error and asked again; the second try parsed
@@ -140,9 +125,9 @@ def test_bad_replies_are_reasked_and_rejected_actions_fed_back(web_env, sandbox_
 
 def test_a_failing_policy_ends_the_episode_as_error_without_losing_steps(web_env, sandbox_server, tmp_path) -> None:
     spec = get_task("notes/create_note").spec(sandbox_server.base_url, "web")
-    script = Script("<action>Click(point=(500, 500))</action>")
+    script = ScriptedPolicy(["<action>Click(point=(500, 500))</action>"], after=AfterScript.ERROR)
     trajectory = run_episode(web_env, script, spec, writer=TrajectoryStore(tmp_path).episode("r", "e", spec))
-    assert trajectory.outcome is Outcome.ERROR and "no more replies" in trajectory.metadata["error"]
+    assert trajectory.outcome is Outcome.ERROR and "no reply for turn 2" in trajectory.metadata["error"]
     stored = read_episode(tmp_path / "r" / "e")
     assert [s.executed for s in stored.steps] == [True, False]
     assert isinstance(stored.steps[0].action, Click) and stored.steps[1].error.startswith("PolicyError")
@@ -152,7 +137,7 @@ def test_a_failing_policy_ends_the_episode_as_error_without_losing_steps(web_env
 def test_a_task_whose_check_kind_has_no_checker_fails_loudly(web_env, sandbox_server, tmp_path) -> None:
     """Not a missing verdict: the episode never starts, and the store says why."""
     spec = replace(get_task("notes/create_note").spec(sandbox_server.base_url, "web"), check={"kind": "pixels"})
-    script = Script("<action>Finished(content='done')</action>")
+    script = ScriptedPolicy(["<action>Finished(content='done')</action>"], after=AfterScript.ERROR)
     with pytest.raises(UnknownCheckKind, match=r"no checker for check kind 'pixels' \(known: .*sandbox"):
         run_episode(web_env, script, spec, writer=TrajectoryStore(tmp_path).episode("r", "e", spec))
     assert script.requests == []
@@ -220,10 +205,12 @@ def test_precheck_flags_and_resends_an_action_before_it_runs(web_env, sandbox_se
     blank = "<think>I open the new note form.</think><action>Click(point=(995, 995))</action>"
     done = "<think>stop</think><action>Finished(content='done')</action>"
     with pytest.raises(LoopError, match="needs a precheck"):
-        run_episode(web_env, Script(done), spec, config=LoopConfig(precheck=PrecheckMode.FLAG))
+        run_episode(web_env, ScriptedPolicy([done], after=AfterScript.ERROR), spec,
+                    config=LoopConfig(precheck=PrecheckMode.FLAG))
     # flag: the decision is recorded, the action still runs (and the env records what the click hit)
     flag = LoopConfig(precheck=PrecheckMode.FLAG)
-    trajectory = run_episode(web_env, Script(blank, done), spec, config=flag, precheck=StepPrecheck.for_env(web_env),
+    script = ScriptedPolicy([blank, done], after=AfterScript.ERROR)
+    trajectory = run_episode(web_env, script, spec, config=flag, precheck=StepPrecheck.for_env(web_env),
                              writer=TrajectoryStore(tmp_path).episode("flag", "e", spec))
     first = read_episode(tmp_path / "flag" / "e").steps[0]
     (decision,) = first.info["precheck"]
@@ -231,7 +218,7 @@ def test_precheck_flags_and_resends_an_action_before_it_runs(web_env, sandbox_se
     assert first.executed and first.info["env"]["hit"] == {"tag": None, "text": ""} and "precheck_s" in first.timings
     assert trajectory.steps[1].info.get("precheck") is None  # a terminal action is not prechecked
     # resend: the flagged click goes back to the model with the reason; its new answer is what happens
-    script = Script(blank, done)
+    script = ScriptedPolicy([blank, done], after=AfterScript.ERROR)
     resend = LoopConfig(precheck=PrecheckMode.RESEND)
     trajectory = run_episode(web_env, script, spec, config=resend, precheck=StepPrecheck.for_env(web_env))
     assert len(trajectory.steps) == 1 and isinstance(trajectory.steps[0].action, Finished)

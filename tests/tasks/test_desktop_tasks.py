@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from uivenus.actions.grammar import format_response
-from uivenus.actions.space import Action, Finished, Hotkey, Type
+from uivenus.actions.space import Finished, Hotkey, Type
 from uivenus.agent.loop import run_episode
-from uivenus.agent.policies.base import PolicyBase, PolicyReply, PolicyRequest, policy_from_spec
+from uivenus.agent.policies.base import policy_from_spec
+from uivenus.agent.policies.script import ScriptedPolicy
 from uivenus.agent.safety import Guard
 from uivenus.envs.desktop import DesktopConfig, DesktopEnv
 from uivenus.envs.desktop_checks import CheckError, evaluate
@@ -33,18 +34,8 @@ def test_the_desktop_apps_are_installed():
 
 #: The desktop has no DOM: OCR would read every screen for the guard, which these checks do not need.
 GUARD = Guard(ocr=False)
-
-
-class Scripted(PolicyBase):
-    """Replies with fixed actions in order (a wrong or empty solution)."""
-
-    name = "scripted"
-
-    def __init__(self, actions: Sequence[Action]) -> None:
-        self.actions = list(actions)
-
-    def act(self, request: PolicyRequest) -> PolicyReply:
-        return PolicyReply(format_response(self.actions.pop(0) if self.actions else Finished()))
+#: An empty solution: give up at once.
+FINISH = format_response(Finished())
 
 
 @pytest.fixture(scope="module")
@@ -127,11 +118,12 @@ def test_materialized_files_are_edited_by_the_reference_solution_and_the_check_r
 
 def test_a_wrong_or_missing_solution_fails_the_check(env: DesktopEnv) -> None:
     task = desktop_task("replace_word")
-    nothing = run_episode(env, Scripted([]), task, guard=GUARD)
+    nothing = run_episode(env, ScriptedPolicy([FINISH]), task, guard=GUARD)
     assert nothing.outcome is Outcome.FINISHED and nothing.verdicts["files"]["passed"] is False
     assert "notes.txt lacks ['final']" in nothing.verdicts["files"]["reason"]
     # types the new word at the top and saves, but leaves every 'draft' in place
-    wrong = run_episode(env, Scripted([Type(content="final "), Hotkey(keys=("ctrl", "s")), Finished()]), task,
+    wrong_solution = [format_response(a) for a in (Type(content="final "), Hotkey(keys=("ctrl", "s")), Finished())]
+    wrong = run_episode(env, ScriptedPolicy(wrong_solution), task,
                         guard=GUARD)
     root = env.materialized.root
     assert (root / "notes.txt").read_text().startswith("final Status: draft")
@@ -175,7 +167,7 @@ def test_a_failed_segment_blocks_its_dependents_and_the_next_run_resumes_there(e
                                                                               tmp_path: Path) -> None:
     workflow = project_workflow("desktop/resume")
     store = TrajectoryStore(tmp_path / "runs")
-    failed = run_segments(env, Scripted([]), workflow, store=store, run_id="resume", guard=GUARD)
+    failed = run_segments(env, ScriptedPolicy([FINISH]), workflow, store=store, run_id="resume", guard=GUARD)
     assert not failed.resumed and not failed.passed and failed.resumed_at == "make_folder"
     assert [r.status for r in failed.results] == [SegmentStatus.FAILED, SegmentStatus.BLOCKED, SegmentStatus.FAILED]
     assert failed.results[0].verdict == {"passed": False, "reason": "reports is not a folder"}

@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 
-from uivenus.agent.policies.base import PolicyBase, PolicyReply, PolicyRequest
+from uivenus.agent.policies.script import ScriptedPolicy
 from uivenus.tasks.app_catalog import Gesture, Locator, RealCatalog
 from uivenus.tasks.gate import Gate, RejectionCode
 from uivenus.tasks.osworld import load_osworld
@@ -21,19 +21,6 @@ from uivenus.tasks.spec import TaskKind
 
 sys.path.insert(0, str(Path(__file__).parent))
 from real_catalog import catalog, desktop_apps, file_manager  # noqa: E402
-
-
-class ScriptedPolicy(PolicyBase):
-    """Answers every request with one fixed reply and keeps the requests it saw."""
-
-    name = "scripted"
-
-    def __init__(self, reply: str) -> None:
-        self.reply, self.requests = reply, []
-
-    def act(self, request: PolicyRequest) -> PolicyReply:
-        self.requests.append(request)
-        return PolicyReply(self.reply)
 
 
 def two_apps() -> RealCatalog:
@@ -90,7 +77,7 @@ def test_llm_synthesizer_reads_catalog_and_docs_and_keeps_grounded_proposals() -
         {"function": "pcmanfm.creating_new_folder", "params": {"name": "Photos"}, "instruction": "Make a folder."},
         {"function": "pcmanfm.format_disk", "params": {}, "instruction": "Format the disk"},
     ]
-    policy = ScriptedPolicy(json.dumps(proposals))
+    policy = ScriptedPolicy([json.dumps(proposals)])
     synthesis = RealLLMSynthesizer(real, policy).synthesize(constraint_catalog(real), 4)
     assert [t.calls[0].params["name"] for t in synthesis.tasks] == ["Tax 2026"]
     assert synthesis.tasks[0].spec.instruction == "Make a folder called Tax 2026 in my home."

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 from typer.testing import CliRunner
 
-from uivenus.agent.policies.base import PolicyBase, PolicyReply, PolicyRequest
+from uivenus.agent.policies.script import ScriptedPolicy
 from uivenus.cli.tasks import app as tasks_cli
 from uivenus.envs.registry import make_env
 from uivenus.envs.sandbox import check_spec
@@ -33,19 +33,6 @@ def catalog() -> Catalog:
     return catalog
 
 
-class ScriptedPolicy(PolicyBase):
-    """A policy that answers every request with one fixed reply and keeps the requests it saw."""
-
-    name = "scripted"
-
-    def __init__(self, reply: str) -> None:
-        self.reply, self.requests = reply, []
-
-    def act(self, request: PolicyRequest) -> PolicyReply:
-        self.requests.append(request)
-        return PolicyReply(self.reply)
-
-
 PROPOSALS = [
     {"function": "notes.create_note", "params": {"title": "Trip budget", "body": "Flights 320, hotel 410"},
      "instruction": "Make a note called Trip budget saying: Flights 320, hotel 410"},
@@ -62,7 +49,7 @@ PROPOSALS = [
 
 def scripted_llm(proposals=PROPOSALS) -> LLMSynthesizer:
     reply = "<think>The catalog has notes and settings.</think>\n```json\n" + json.dumps(proposals) + "\n```"
-    return LLMSynthesizer(ScriptedPolicy(reply))
+    return LLMSynthesizer(ScriptedPolicy([reply]))
 
 
 @pytest.mark.parametrize("make", [lambda: TemplateSynthesizer(seed=7), scripted_llm], ids=["template", "llm"])
@@ -131,7 +118,7 @@ def test_llm_synthesizer_keeps_only_grounded_proposals(catalog) -> None:
     assert [t.calls[0].key for t in result.tasks] == ["notes.create_note", "settings.set_toggle"]
     made = result.tasks[0]
     assert made.spec.instruction == "Make a note called Trip budget saying: Flights 320, hotel 410."
-    assert made.provenance["synthesizer"] == "llm:scripted"
+    assert made.provenance["synthesizer"] == "llm:script"
     reasons = [d.reason for d in result.dropped]
     assert len(reasons) == 6
     assert any("notes.share_note is not in the catalog" in r for r in reasons)
@@ -143,7 +130,7 @@ def test_llm_synthesizer_keeps_only_grounded_proposals(catalog) -> None:
     prompt = synthesizer.policy.requests[0].messages[1].text
     assert "notes.create_note" in prompt and "Documentation of contacts" in prompt and '"Groceries"' in prompt
     assert "shop.checkout" not in prompt  # nothing to check it with: not offered
-    broken = LLMSynthesizer(ScriptedPolicy("I would rather not.")).synthesize(catalog, 3)
+    broken = LLMSynthesizer(ScriptedPolicy(["I would rather not."])).synthesize(catalog, 3)
     assert not broken.tasks and "no JSON list" in broken.dropped[0].reason
     with pytest.raises(ValueError):
         parse_proposals('[{"function": ')

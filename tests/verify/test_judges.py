@@ -3,13 +3,13 @@ through `uivenus serve`."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pytest
 
-from uivenus.agent.policies import PolicyBase, PolicyError, PolicyReply, PolicyRequest, policy_from_spec
+from uivenus.agent.policies import PolicyError, policy_from_spec
+from uivenus.agent.policies.script import AfterScript, ScriptedPolicy
 from uivenus.agent.serve import ServerThread, create_app
 from uivenus.envs.checks import check_kinds
 from uivenus.records import TaskSpec
@@ -167,31 +167,12 @@ def test_parser_turns_everything_else_into_abstention(text: str) -> None:
     assert verdict.evidence == (f"raw answer: {text!r}",)
 
 
-class Scripted(PolicyBase):
-    """Answers with the given texts in turn (cycling) and keeps every request; raises on a PolicyError text."""
-
-    name = "scripted"
-
-    def __init__(self, *texts: str) -> None:
-        self.texts = texts
-        self.requests: list[PolicyRequest] = []
-        self._lock = threading.Lock()
-
-    def act(self, request: PolicyRequest) -> PolicyReply:
-        with self._lock:
-            text = self.texts[len(self.requests) % len(self.texts)]
-            self.requests.append(request)
-        if text == "PolicyError":
-            raise PolicyError("server down")
-        return PolicyReply(text)
-
-
 def test_vlm_judge_prompt_shows_claims_only_as_claims(episodes: Mapping[str, Episode]) -> None:
-    policy = Scripted(WELL_FORMED)
+    policy = ScriptedPolicy([WELL_FORMED])
     judge = VlmJudge(policy, VlmOptions(max_images=1))
     ev = evidence(episodes["contacts/add_contact"], agent_claim="I added Ana Lima.")
     verdict = judge.judge(ev)
-    assert verdict.vote is Vote.SUCCESS and verdict.judge == "vlm:scripted"
+    assert verdict.vote is Vote.SUCCESS and verdict.judge == "vlm:script"
     request = policy.requests[0]
     system, user = request.messages
     assert system.role == "system" and "claim, not evidence" in system.text
@@ -205,7 +186,8 @@ def test_vlm_judge_prompt_shows_claims_only_as_claims(episodes: Mapping[str, Epi
 
 def test_vlm_judge_samples_vote_and_failures_abstain(episodes: Mapping[str, Episode]) -> None:
     failure = "<verdict>failure</verdict><confidence>0.6</confidence><reason>no</reason>"
-    judge = VlmJudge(Scripted(WELL_FORMED, failure, WELL_FORMED), VlmOptions(samples=3))
+    script = ScriptedPolicy([WELL_FORMED, failure, WELL_FORMED], after=AfterScript.CYCLE)
+    judge = VlmJudge(script, VlmOptions(samples=3))
     ev = evidence(episodes["contacts/add_contact"])
     samples = judge.judge_samples(ev)
     assert sorted(v.vote for v in samples) == [Vote.FAILURE, Vote.SUCCESS, Vote.SUCCESS]
@@ -213,7 +195,7 @@ def test_vlm_judge_samples_vote_and_failures_abstain(episodes: Mapping[str, Epis
     combined = judge.judge(ev)
     assert combined.vote is Vote.SUCCESS and combined.confidence == pytest.approx(2 / 3)
 
-    broken = VlmJudge(Scripted("PolicyError"), VlmOptions(samples=2))
+    broken = VlmJudge(ScriptedPolicy([PolicyError("server down")], after=AfterScript.CYCLE), VlmOptions(samples=2))
     verdicts = broken.judge_samples(ev)
     assert [v.vote for v in verdicts] == [Vote.ABSTAIN, Vote.ABSTAIN]
     assert "could not answer" in verdicts[0].reason
@@ -222,9 +204,10 @@ def test_vlm_judge_samples_vote_and_failures_abstain(episodes: Mapping[str, Epis
 
 def test_judges_vote_together(episodes: Mapping[str, Episode]) -> None:
     ev = evidence(episodes["contacts/add_contact"])
-    judges = [ProgramJudge(), OcrJudge(), VlmJudge(Scripted("garbage", WELL_FORMED), VlmOptions(samples=2))]
+    vlm = VlmJudge(ScriptedPolicy(["garbage", WELL_FORMED], after=AfterScript.CYCLE), VlmOptions(samples=2))
+    judges = [ProgramJudge(), OcrJudge(), vlm]
     verdicts = collect_verdicts(judges, ev)
-    assert [v.judge for v in verdicts] == ["program", "ocr", "vlm:scripted", "vlm:scripted"]
+    assert [v.judge for v in verdicts] == ["program", "ocr", "vlm:script", "vlm:script"]
     assert [v.vote for v in verdicts] == [Vote.SUCCESS, Vote.SUCCESS, Vote.ABSTAIN, Vote.SUCCESS]
     assert aggregate(verdicts, "unanimous").outcome is Decision.SUCCESS
     assert aggregate_by_judge(verdicts, "majority").counts[Vote.SUCCESS] == 3
@@ -232,7 +215,7 @@ def test_judges_vote_together(episodes: Mapping[str, Episode]) -> None:
 
 def test_step_judging(episodes: Mapping[str, Episode]) -> None:
     ep = episodes["contacts/add_contact"]
-    policy = Scripted("<verdict>failure</verdict><confidence>0.7</confidence><reason>wrong button</reason>")
+    policy = ScriptedPolicy(["<verdict>failure</verdict><confidence>0.7</confidence><reason>wrong button</reason>"])
     judge = VlmJudge(policy)
     step = StepEvidence(task=ep.spec, before=ep.first, action="Click(point=(30, 40))",
                         intent="I open the Add contact form", after=ep.last, history=("Wait() -> executed",))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from uivenus.agent.policies.base import PolicyBase, PolicyReply, PolicyRequest
+from uivenus.agent.policies.script import ScriptedPolicy
 from uivenus.envs.sandbox.tasks import get_task
 from uivenus.verify.keypoints import (
     KeyPointError, KeyPointKind, Toggle, extract_key_points, key_point_texts, literal_tokens, parse_vlm_key_points,
@@ -83,21 +83,9 @@ def test_literal_tokens_kinds() -> None:
     assert literal_tokens("Change Diego Alves's phone") == ("Diego Alves",)
 
 
-class Scripted(PolicyBase):
-    name = "scripted"
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.requests: list[PolicyRequest] = []
-
-    def act(self, request: PolicyRequest) -> PolicyReply:
-        self.requests.append(request)
-        return PolicyReply(self.text)
-
-
 def test_vlm_path_parses_strictly_and_checks_literals() -> None:
     instruction = "Add a contact named Ana Lima with the number 555-0101."
-    policy = Scripted("<point>a contact named Ana Lima exists</point>\n<point>its number is 555-0101</point>\n")
+    policy = ScriptedPolicy(["<point>a contact named Ana Lima exists</point>\n<point>its number is 555-0101</point>\n"])
     points = vlm_key_points(instruction, policy)
     assert key_point_texts(points) == ("a contact named Ana Lima exists", "its number is 555-0101")
     request = policy.requests[0]
