@@ -12,9 +12,17 @@ reverse-KL policy gradient); TRL's is `DistillationTrainer` with beta=1 (reverse
 every position), its VLM path, gradient checkpointing off. The two losses differ by design: ours scores the
 sampled token, TRL's the whole next-token distribution.
 
+Both timers cover the same work: a step is the wall time from the end of one optimizer step to the end of the
+next, so it holds the logging after a step, fetching the next batch, turning the samples into model inputs (chat
+template, tokenizer, image processor: our stream does it while fetching, TRL inside its step), sampling, the
+teacher's and the student's forward, the backward and the optimizer step. (TRL's own step timer starts after its
+data loader, and ours used to include the fetch; timing only TRL's `on_step_begin`..`on_step_end` would leave
+its batch fetch and logging out and ours in.)
+
 Each side runs in its own process, so peak memory is its own: resident set size (and CUDA peak allocation when a
 GPU is present). Throughput is completion tokens trained per second at the median step time (steps after
-`--warmup`, over `--repeats` interleaved runs of each side).
+`--warmup`, over `--repeats` interleaved runs of each side). On a shared CPU the figures move with the load
+average: run it 2-3 times and read the ratio, which both sides' interleaving keeps steadier than either figure.
 """
 
 from __future__ import annotations
@@ -39,6 +47,15 @@ def _peak_memory() -> dict[str, float]:
     if torch.cuda.is_available():
         peak["cuda_peak_mb"] = torch.cuda.max_memory_allocated() / 2**20
     return peak
+
+
+def _now() -> float:
+    """Wall-clock seconds, after the GPU (if any) has finished what was queued."""
+    import torch
+
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+    return time.perf_counter()
 
 
 def _data(root: Path, n: int, size: int) -> Path:
@@ -112,15 +129,19 @@ def _trl(args: argparse.Namespace) -> dict[str, Any]:
     times: list[float] = []
 
     class Timer(TrainerCallback):
+        """From one step's end to the next's, as our `seconds_per_step`: the logging after a step, the next batch's
+        fetch (before `on_step_begin`), its processing and generation, the losses and the optimizer step."""
+
+        last: float | None = None
+
         def on_step_begin(self, *_: Any, **__: Any) -> None:
-            if torch.cuda.is_available():
-                torch.cuda.synchronize()
-            self.started = time.perf_counter()
+            if self.last is None:
+                self.last = _now()
 
         def on_step_end(self, *_: Any, **__: Any) -> None:
-            if torch.cuda.is_available():
-                torch.cuda.synchronize()
-            times.append(time.perf_counter() - self.started)
+            now = _now()
+            times.append(now - self.last)
+            self.last = now
 
     dtype = "bfloat16" if torch.cuda.is_available() else "float32"
     config = DistillationConfig(

@@ -205,7 +205,7 @@ class MOPDLoss:
         import torch
 
         out = torch.zeros(len(rollouts), width, device=device)
-        with torch.no_grad():
+        with torch.inference_mode():  # a frozen teacher: no autograd bookkeeping at all, not even version counters
             for part in self.teacher_batches(rollouts, device, student_batch, shard_like):
                 model, _ = self.teacher(part.domain, device, shard_like)
                 part_width, _, _ = completion_view(part.batch)

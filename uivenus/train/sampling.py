@@ -137,21 +137,27 @@ def _vision_ids(model: Any) -> list[int]:
 class _ChosenLogProbs:
     """The last logits processor of `generate`: bars the `suppressed` ids, applies temperature and top-p itself (so
     nothing changes the distribution after it) and records log μ(y_t) of each drawn token, which it sees one step
-    later as the newest input id. Memory stays one vocabulary row per sequence, whatever the reply length."""
+    later as the newest input id. It keeps the scores `generate` samples from (no copy) and their log-normaliser,
+    so a step costs one logsumexp and one gather, not a log-softmax over the vocabulary."""
 
     def __init__(self, suppressed: Sequence[int], warpers: Sequence[Callable[[Any, Any], Any]]) -> None:
         self.suppressed = list(suppressed)
         self.warpers = tuple(warpers)
-        self.previous: torch.Tensor | None = None
+        self.previous: tuple[torch.Tensor, torch.Tensor] | None = None  # (scores, logsumexp) of the last step
         self.chosen: list[torch.Tensor] = []
+
+    def _logp(self, tokens: torch.Tensor) -> torch.Tensor:
+        """log μ of `tokens` ([N, 1]) under the last step's distribution: the chosen score minus the normaliser."""
+        scores, normaliser = self.previous
+        return scores.gather(1, tokens).squeeze(1).float() - normaliser
 
     def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
         scores[:, self.suppressed] = -float("inf")
         for warp in self.warpers:
             scores = warp(input_ids, scores)
         if self.previous is not None:
-            self.chosen.append(self.previous.gather(1, input_ids[:, -1:]).squeeze(1))
-        self.previous = scores.float().log_softmax(-1)
+            self.chosen.append(self._logp(input_ids[:, -1:]))
+        self.previous = (scores, scores.float().logsumexp(-1))
         return scores
 
     def per_token(self, new_tokens: torch.Tensor) -> torch.Tensor:
@@ -161,7 +167,7 @@ class _ChosenLogProbs:
         steps = new_tokens.shape[1]
         chosen = list(self.chosen[:steps])
         if len(chosen) < steps and self.previous is not None:
-            chosen.append(self.previous.gather(1, new_tokens[:, len(chosen):len(chosen) + 1]).squeeze(1))
+            chosen.append(self._logp(new_tokens[:, len(chosen):len(chosen) + 1]))
         return torch.stack(chosen, dim=1)
 
 
