@@ -98,6 +98,7 @@ def test_values_are_typed_by_role_and_name_and_thin_tasks_are_dropped() -> None:
 def test_domain_rules() -> None:
     assert text_param("name", UIElement("text", ""), where="Save As").domain == "file_name"
     assert text_param("text", UIElement("text", "", states=("multi line",))).domain == "text"
+    assert text_param("text", UIElement("text", ""), where="Untitled 1 - Mousepad").domain == "word"  # not a title
     assert number_param("copies", UIElement("spin button", "Copies", value_range=(0, 2 ** 31))) == \
         Param("copies", INT, low=0, high=100)  # GTK's unbounded spin button: its first hundred values
     assert number_param("zoom").low == 50 and number_param("copies") == Param("copies", INT, low=1, high=10)

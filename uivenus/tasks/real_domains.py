@@ -27,7 +27,7 @@ NAME_DOMAINS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.
     (r"e-?mail", "email"),
     (r"phone|\btel\b", "phone"),
     (r"file|save|folder|directory", "file_name"),
-    (r"title|subject|heading", "title"),
+    (r"\b(title|subject|heading)\b", "title"),
     (r"\b(body|comment|note|description|message)\b", "text"),
     (r"\bname\b", "person_name"),
 ))
@@ -55,11 +55,10 @@ def _words(*names: str) -> str:
 def text_param(name: str, element: UIElement | None = None, where: str = "") -> Param:
     """A text field's parameter: the vocabulary its name (or its screen's title, `where`: a "Save As" dialog's
     unnamed entry takes a file name) picks; a multi-line document body takes sentences."""
+    if element is not None and "multi line" in element.states:
+        return Param(name, "text")
     said = _words(name, element.name if element is not None else "", where)
-    domain = next((d for pattern, d in NAME_DOMAINS if pattern.search(said)), None)
-    if domain is None:
-        domain = "text" if element is not None and "multi line" in element.states else "word"
-    return Param(name, domain)
+    return Param(name, next((d for pattern, d in NAME_DOMAINS if pattern.search(said)), "word"))
 
 
 def number_param(name: str, element: UIElement | None = None, where: str = "") -> Param:
