@@ -61,7 +61,7 @@ def test_desktop_elements_come_from_the_roots_bus_and_clicks_record_what_they_hi
 def test_the_explorer_records_functions_effects_and_every_failure_and_goes_on(desktop: DesktopEnv,
                                                                               tmp_path: Path) -> None:
     surface = DesktopSurface(FORM_APP, env=desktop, settle_s=0.5)
-    found = explore_app("form", surface, ExploreLimits(max_depth=1, time_s=100, launch_wait_s=15))
+    found = explore_app("form", surface, ExploreLimits(max_depth=1, time_s=180, launch_wait_s=15))
     fns = found.functions
     assert fns["bold"].kind is WidgetKind.TOGGLE and fns["bold"].params[0].values == ("true", "false")
     assert "check box 'Bold': (none) -> checked" in fns["bold"].effect.tree.changed  # type: ignore[union-attr]
@@ -133,7 +133,7 @@ def test_a_web_form_is_one_function_with_every_field_typed(web_env: BrowserEnv) 
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         found = explore_app("order", WebSurface(f"http://127.0.0.1:{server.server_port}/", env=web_env),
-                            ExploreLimits(max_depth=1, time_s=20))
+                            ExploreLimits(max_depth=1, time_s=45))
     finally:
         server.shutdown()
         server.server_close()
