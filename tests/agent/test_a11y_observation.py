@@ -86,7 +86,8 @@ def test_the_listing_is_off_by_default_and_bounded_when_on(web_env: BrowserEnv) 
     spec = TaskSpec(id="a11y-off", instruction="Order two copies.", platform=Platform.WEB, url=PAGE)
     watcher = Watcher("Place order")
     trajectory = run_episode(web_env, watcher, spec, config=LoopConfig(max_steps=1))
-    assert "Accessibility tree" not in _prompt(watcher.requests[0]) and "a11y_elements" not in watcher.requests[0].context
+    first = watcher.requests[0]
+    assert "Accessibility tree" not in _prompt(first) and "a11y_elements" not in first.context
     assert A11Y_TREE_KEY not in trajectory.steps[0].info
     # a window with many controls: the controls come first, the rest is counted, never listed
     many = [UIElement("label", f"note {n}", states=("showing",), bounds=(0, 20 * n, 50, 10)) for n in range(30)]

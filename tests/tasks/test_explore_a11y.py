@@ -69,7 +69,8 @@ def test_the_explorer_records_functions_effects_and_every_failure_and_goes_on(de
     assert fns["text"].kind is WidgetKind.TEXT and fns["text"].gestures[0].text == "uivenus"
     # parameters are typed by role and name: short words for a plain entry, font names for a font box, and the
     # spin button's own range (read from AT-SPI), the explorer typing a number inside it
-    assert fns["text"].params == (Param("text", "word"),) and fns["font_name"].params == (Param("font_name", "font_name"),)
+    assert fns["text"].params == (Param("text", "word"),)
+    assert fns["font_name"].params == (Param("font_name", "font_name"),)
     assert fns["copies"].kind is WidgetKind.NUMBER and fns["copies"].params == (Param("copies", INT, low=1, high=20),)
     assert fns["copies"].gestures[0].text == "10" and fns["copies"].widget.value_range == (1.0, 20.0)
     saved = fns["save"].effect

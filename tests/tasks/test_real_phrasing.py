@@ -35,7 +35,8 @@ def _typed(widget: UIElement, name: str, domain: str, state: str = START, route:
            param: str = "") -> AppFunction:
     kind = "number" if widget.role == "spin button" else "text"
     return AppFunction(name, kind, state, widget, route, (Gesture("type", Locator.of(widget, [widget]), "uivenus"),),
-                       (Param(param or name, domain),), Effect(state, TreeDiff(changed=(f"{widget.role} value changed",))),
+                       (Param(param or name, domain),),
+                       Effect(state, TreeDiff(changed=(f"{widget.role} value changed",))),
                        f"set {widget.name or 'the search'}")
 
 

@@ -266,7 +266,8 @@ class RealSynthesizer:
                 spec = catalog.function(f"{app}.{fn.name}")
                 pools = [sampler.candidates(spec, p, {}) for p in spec.params]
                 if any(not pool for pool in pools):
-                    dropped.append(Dropped(f"{spec.key}: every value of a parameter is ruled out", {"function": spec.key}))
+                    dropped.append(Dropped(f"{spec.key}: every value of a parameter is ruled out",
+                                           {"function": spec.key}))
                     continue
                 combos = {json.dumps({p.name: rng.choice(pool) for p, pool in zip(spec.params, pools)}, sort_keys=True)
                           for _ in range(4 * self.values_per_function)}
