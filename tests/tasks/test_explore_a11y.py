@@ -3,7 +3,9 @@ isolated task root on Xvfb, an app with no accessibility tree (xterm), and datas
 
 from __future__ import annotations
 
+import http.server
 import json
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +20,7 @@ from uivenus.envs.browser import BrowserEnv
 from uivenus.envs.desktop import DesktopConfig, DesktopEnv
 from uivenus.envs.desktop_look import DesktopLook
 from uivenus.tasks.app_catalog import FailureKind, RealCatalog, WidgetKind
+from uivenus.tasks.catalog import INT, Param
 from uivenus.tasks.explore_a11y import ExploreLimits, explore_app
 from uivenus.tasks.explore_a11y_apps import datasette
 from uivenus.tasks.explore_a11y_surfaces import DesktopSurface, WebSurface
@@ -58,12 +61,18 @@ def test_desktop_elements_come_from_the_roots_bus_and_clicks_record_what_they_hi
 def test_the_explorer_records_functions_effects_and_every_failure_and_goes_on(desktop: DesktopEnv,
                                                                               tmp_path: Path) -> None:
     surface = DesktopSurface(FORM_APP, env=desktop, settle_s=0.5)
-    found = explore_app("form", surface, ExploreLimits(max_depth=1, time_s=100, launch_wait_s=15))
+    found = explore_app("form", surface, ExploreLimits(max_depth=1, time_s=180, launch_wait_s=15))
     fns = found.functions
     assert fns["bold"].kind is WidgetKind.TOGGLE and fns["bold"].params[0].values == ("true", "false")
     assert "check box 'Bold': (none) -> checked" in fns["bold"].effect.tree.changed  # type: ignore[union-attr]
     assert fns["red"].kind is WidgetKind.CHOICE and fns["red"].params[0].values == ("Red", "Green", "Blue")
     assert fns["text"].kind is WidgetKind.TEXT and fns["text"].gestures[0].text == "uivenus"
+    # parameters are typed by role and name: short words for a plain entry, font names for a font box, and the
+    # spin button's own range (read from AT-SPI), the explorer typing a number inside it
+    assert fns["text"].params == (Param("text", "word"),)
+    assert fns["font_name"].params == (Param("font_name", "font_name"),)
+    assert fns["copies"].kind is WidgetKind.NUMBER and fns["copies"].params == (Param("copies", INT, low=1, high=20),)
+    assert fns["copies"].gestures[0].text == "10" and fns["copies"].widget.value_range == (1.0, 20.0)
     saved = fns["save"].effect
     assert saved is not None and [(c.path, c.change) for c in saved.files] == [("saved.txt", "created")]
     assert "dialog 'Stuck'" in fns["settings"].effect.tree.added  # type: ignore[union-attr]
@@ -93,8 +102,46 @@ def test_the_explorer_walks_a_real_web_app_through_chromiums_tree(web_env: Brows
                             ExploreLimits(max_depth=2, time_s=12))
     start = found.states[found.start]  # type: ignore[index]
     assert "books" in start.title
-    choices = [f for f in found.functions.values() if f.kind is WidgetKind.CHOICE and f.state == start.id]
+    # its filter form (one function: both selects and the value, then Apply) or a select on its own
+    choices = [f for f in found.functions.values() if f.kind in (WidgetKind.CHOICE, WidgetKind.FORM)
+               and f.state == start.id]
     assert any({"title", "author", "year"} <= set(f.params[0].values) for f in choices)
     chosen = next(f for f in choices if "author" in f.params[0].values)
     assert chosen.gestures[0].kind.value == "select" and chosen.effect is not None and chosen.effect.target
     assert not any(f.kind is FailureKind.CRASH for f in found.failures)
+
+
+ORDER_PAGE = b"""<!doctype html><title>Order</title><form aria-label="Order" action="/placed">
+<label>City <input name=city></label><label>Copies <input name=copies type=number min=1 max=9 value=1></label>
+<label>Paper <select name=paper><option>A4<option>Letter<option>A3</select></label>
+<button>Place order</button></form>"""
+
+
+class _OrderSite(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:  # noqa: N802 - the http.server API
+        body = ORDER_PAGE if self.path == "/" else b"<title>Placed</title><p>Order placed: " + self.path.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        return None
+
+
+def test_a_web_form_is_one_function_with_every_field_typed(web_env: BrowserEnv) -> None:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _OrderSite)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        found = explore_app("order", WebSurface(f"http://127.0.0.1:{server.server_port}/", env=web_env),
+                            ExploreLimits(max_depth=1, time_s=45))
+    finally:
+        server.shutdown()
+        server.server_close()
+    form = next(f for f in found.functions.values() if f.kind is WidgetKind.FORM)
+    assert form.params == (Param("city", "word"), Param("copies", INT, low=1, high=9),
+                           Param("paper", "enum", values=("A4", "Letter", "A3")))
+    assert [(g.kind.value, g.target.name if g.target else None, g.text) for g in form.gestures] == [
+        ("type", "City", "uivenus"), ("type", "Copies", "5"), ("select", "Paper", "Letter"),
+        ("click", "Place order", "")]
+    assert form.effect is not None and form.effect.target != found.start  # submitted: the "Placed" page

@@ -3,7 +3,8 @@
 A navigation step is a chat: the navigation prompt as the system message; for every past step a user turn
 (its screenshot for the last `images_in_history` steps, a one-line placeholder before that) followed by the
 assistant turn holding the model's raw reply, reasoning included (thinking history is fed back); then the
-current user turn with the task, the notes taken so far (TakeNote contents) and the current screenshot last.
+current user turn with the task, the notes taken so far (TakeNote contents), the accessibility tree's listing when
+the loop observes it, and the current screenshot last.
 
 Every screenshot passes through `prepare_image`, which sizes it for the model's coordinate frame so that the
 pixels the model sees and the coordinates it answers agree.
@@ -68,11 +69,13 @@ def prepare_image(image: Image.Image, frame: Frame, *, max_pixels: int | None = 
 
 
 def _current_turn(instruction: str, notes: Sequence[str], step: int, screenshot: Image.Image,
-                  feedback: str | None) -> Message:
+                  feedback: str | None, elements: str | None) -> Message:
     text = f"Result of your previous action: {feedback}\n" if feedback else ""
     text += f"Task: {instruction}\n"
     if notes:
         text += "Your notes:\n" + "".join(f"- {note}\n" for note in notes)
+    if elements is not None:
+        text += f"Accessibility tree of the current screen (centres in your coordinates):\n{elements}\n"
     return Message("user", (f"{text}Step {step} screenshot (current):", screenshot))
 
 
@@ -87,10 +90,12 @@ def build_messages(
     notes: Sequence[str] = (),
     max_pixels: int | None = None,
     feedback: str | None = None,
+    elements: str | None = None,
 ) -> tuple[Message, ...]:
     """The chat for the next step; step k (1-based) is `history[k-1]`, the current step is len(history)+1.
 
-    `feedback` tells the model what became of its previous action (an error, a URL it asked for).
+    `feedback` tells the model what became of its previous action (an error, a URL it asked for); `elements` is the
+    current screen's accessibility listing (`uivenus.agent.element_listing`), shown only for the current step.
     """
     if images_in_history < 0:
         raise ValueError(f"images_in_history must be >= 0, got {images_in_history}")
@@ -104,7 +109,7 @@ def build_messages(
             user = (f"Step {step} screenshot omitted.",)
         messages += [Message("user", user), Message("assistant", (turn.response,))]
     current = prepare_image(screenshot, frame, max_pixels=max_pixels)
-    messages.append(_current_turn(instruction, tuple(notes), len(history) + 1, current, feedback))
+    messages.append(_current_turn(instruction, tuple(notes), len(history) + 1, current, feedback, elements))
     return tuple(messages)
 
 

@@ -49,6 +49,7 @@ from uivenus.actions.syntax import ParseError
 from uivenus.actions.space import Action, ActionSequence, TakeNote
 from uivenus.actions.values import ActionError
 from uivenus.agent.conversation import Turn, build_messages
+from uivenus.agent.element_listing import MAX_ELEMENTS, ElementListing, ObservationType, read_listing
 from uivenus.agent.decisions import Asked, Decided, Executed, Placed, Reviewed, Scanned, StepEnd, error_text
 from uivenus.agent.memory import Memory
 from uivenus.agent.precheck import Precheck, PrecheckMode, Prechecked, resend_message
@@ -63,7 +64,10 @@ from uivenus.envs.checks import Checker, SolverFactory, task_checker
 from uivenus.records import Outcome, Step, TaskSpec, Trajectory
 from uivenus.store import EpisodeWriter, Screenshot, encode_later
 
-__all__ = ["LoopConfig", "LoopError", "reask_message", "run_episode"]
+__all__ = ["A11Y_TREE_KEY", "LoopConfig", "LoopError", "reask_message", "run_episode"]
+
+#: `Step.info` key of the accessibility listing the model was shown (screenshot_a11y_tree observations).
+A11Y_TREE_KEY = "a11y_tree"
 
 #: Frame kinds as the CLI spells them.
 FRAME_KINDS = tuple(kind.value for kind in FrameKind)
@@ -91,6 +95,10 @@ class LoopConfig:
     text_key: str | None = None  # record each step's screen text (`Observation.text`) under this `Step.info` key
     precheck: PrecheckMode = PrecheckMode.OFF  # check each action before it runs (needs a `Precheck` plug)
     time_limit_s: float | None = None  # wall-clock budget from the first screen; past it the episode is an ERROR
+    #: What the policy is shown: the screenshot, or the screenshot and the accessibility tree's listing (the model
+    #: reads it in the prompt, non-model policies as `context["a11y_elements"]`); `a11y_limit` bounds the listing.
+    observation: ObservationType = ObservationType.SCREENSHOT
+    a11y_limit: int = MAX_ELEMENTS
 
     def __post_init__(self) -> None:
         if self.max_steps is not None and (not isinstance(self.max_steps, int) or self.max_steps < 1):
@@ -101,6 +109,12 @@ class LoopConfig:
             raise LoopError("max_reasks and images_in_history must be >= 0")
         if self.frame not in FRAME_KINDS:
             raise LoopError(f"unknown frame {self.frame!r}; use one of {', '.join(FRAME_KINDS)}")
+        if self.observation not in {kind.value for kind in ObservationType}:
+            raise LoopError(f"unknown observation {self.observation!r}; use one of "
+                            f"{', '.join(kind.value for kind in ObservationType)}")
+        if self.a11y_limit < 1:
+            raise LoopError(f"a11y_limit must be >= 1, got {self.a11y_limit}")
+        object.__setattr__(self, "observation", ObservationType(self.observation))
         object.__setattr__(self, "guard", GuardMode(self.guard))
         object.__setattr__(self, "precheck", PrecheckMode(self.precheck))
 
@@ -114,6 +128,7 @@ class LoopConfig:
     def to_dict(self) -> dict[str, Any]:
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         out["guard"] = self.guard.value
+        out["observation"] = self.observation.value
         out["precheck"] = self.precheck.value
         out["sampling"] = dataclasses.asdict(self.sampling) if self.sampling else None
         out["prompt_template"] = str(self.prompt_template) if self.prompt_template else None
@@ -162,6 +177,7 @@ class _Episode:
         self.last_record_s = 0.0
         self.prompts: dict[Frame, str] = {}
         self.answering = policy  # the policy as it faces this episode (told its answers when it takes them)
+        self.listed: ElementListing | None = None  # this step's accessibility listing (screenshot_a11y_tree only)
 
     # -- the episode -------------------------------------------------------------------------------
 
@@ -260,14 +276,19 @@ class _Episode:
         if frame not in self.prompts:
             self.prompts[frame] = navigation_prompt(observation.platform, frame, thinking=self.config.thinking,
                                                     template=self.config.prompt_template)
+        self.listed = (read_listing(self.env, frame, self.config.a11y_limit)
+                       if self.config.observation is ObservationType.SCREENSHOT_A11Y_TREE else None)
         return build_messages(self.prompts[frame], self.task.instruction, self.history, observation.screenshot,
                               frame=frame, images_in_history=self.config.images_in_history,
-                              notes=self.memory.notes, max_pixels=self.config.max_pixels, feedback=self.feedback)
+                              notes=self.memory.notes, max_pixels=self.config.max_pixels, feedback=self.feedback,
+                              elements=self.listed.text if self.listed is not None else None)
 
     def context(self, observation: Observation, frame: Frame) -> dict[str, Any]:
         """The observation facts non-model policies read, plus those the policy declares it reads (`observes`:
         screen text, elements); never an answer or the env (`PolicyRequest`)."""
         facts = observation_facts(tuple(getattr(self.policy, "observes", ())), self.env, observation)
+        if self.listed is not None:
+            facts["a11y_elements"] = self.listed.elements
         return {"instruction": self.task.instruction, "screen_size": observation.size,
                 "platform": observation.platform, "frame": frame, **facts}
 
@@ -344,6 +365,8 @@ class _Episode:
         info = decided.info()
         if self.config.text_key is not None and observation.text is not None:
             info[self.config.text_key] = observation.text  # what text judges read offline
+        if self.listed is not None:
+            info[A11Y_TREE_KEY] = self.listed.text  # what the model read beside the screenshot
         step = Step(index=len(self.steps), response=decided.asked.response, action=decided.action,
                     error=decided.error, executed=decided.carried_out, timings=decided.timings(self.last_record_s),
                     info=info)

@@ -232,19 +232,27 @@ def run(
     images_in_history: int = typer.Option(3, "--images-in-history", min=0, help="Past screenshots kept."),
     notes: Path = typer.Option(None, "--notes", help="Keep TakeNote notes across episodes in this directory."),
     user: str = typer.Option("default", "--user", help="Whose notes (with --notes)."),
+    observation: str = typer.Option("screenshot", "--observation", help="What the policy is shown: screenshot, or "
+                                    "screenshot_a11y_tree (plus the accessibility tree's elements: role, name, value, "
+                                    "centre)."),
+    a11y_limit: int = typer.Option(80, "--a11y-limit", min=1, help="Most elements listed with screenshot_a11y_tree."),
     precheck: str = typer.Option("off", "--precheck", help="Check each action before it runs: off, flag (record "
                                                             "the step verifier's decision) or resend (send a flagged "
                                                             "action back to the model once, with the reason)."),
 ) -> None:
     """Run the agent on one task, record every step under --out, print the steps and the checker's verdict."""
+    from uivenus.agent.element_listing import ObservationType
     from uivenus.agent.loop import LoopConfig
     from uivenus.agent.precheck import PrecheckMode
 
     if precheck not in {mode.value for mode in PrecheckMode}:
         fail(f"--precheck must be one of {', '.join(mode.value for mode in PrecheckMode)}, got {precheck!r}")
+    if observation not in {kind.value for kind in ObservationType}:
+        fail(f"--observation must be one of {', '.join(kind.value for kind in ObservationType)}, got {observation!r}")
     config = LoopConfig(max_steps=max_steps, frame=frame, divisor=divisor, factor=factor, guard=guard,
                         thinking=thinking, max_reasks=max_reasks, images_in_history=images_in_history,
-                        precheck=PrecheckMode(precheck))
+                        precheck=PrecheckMode(precheck), observation=ObservationType(observation),
+                        a11y_limit=a11y_limit)
     directory, trajectory = run_and_record(
         policy_spec=policy, out=out, instruction=instruction, env_spec=env, task=task, url=url, config=config,
         confirm=ask_on_terminal, run_id=run_id, notes_dir=notes, user=user, on_step=console.print)

@@ -51,6 +51,14 @@ def _property(node: Mapping[str, Any], name: str) -> Any:
     return next((p["value"].get("value") for p in node.get("properties", ()) if p["name"] == name), None)
 
 
+def _range(node: Mapping[str, Any]) -> tuple[float, float] | None:
+    """A number control's (valuemin, valuemax), when the page gives both (a number input without min and max
+    reads 0..0: no range)."""
+    low, high = _property(node, "valuemin"), _property(node, "valuemax")
+    numbers = isinstance(low, int | float) and isinstance(high, int | float)
+    return (float(low), float(high)) if numbers and high > low else None
+
+
 def _states(node: Mapping[str, Any], bounds: tuple[int, int, int, int] | None, viewport: tuple[int, int]
             ) -> list[str]:
     states = [name for name in _BOOLEAN_STATES if _property(node, name) in (True, "true")]
@@ -82,7 +90,7 @@ def elements_from_ax(nodes: Sequence[Mapping[str, Any]], boxes: Mapping[int, tup
             out.append(UIElement(role=role, name=str((node.get("name") or {}).get("value", "")),
                                  value=str((node.get("value") or {}).get("value", "")),
                                  states=tuple(_states(node, bounds, viewport)), bounds=bounds,  # type: ignore[arg-type]
-                                 path=here, app=app))
+                                 path=here, app=app, value_range=_range(node)))
             path, counter = here, [0]
         for child in node.get("childIds", ()):
             if child in by_id:

@@ -23,7 +23,7 @@ ACTIONABLE_ROLES = frozenset({
     "push button", "toggle button", "check box", "radio button", "combo box", "menu item", "check menu item",
     "radio menu item", "menu", "page tab", "link", "text", "entry", "password text", "spin button", "slider",
     "list item", "table cell", "tree item", "textbox", "searchbox", "button", "checkbox", "radio", "tab",
-    "combobox", "option", "menuitem", "menuitemcheckbox", "menuitemradio", "switch",
+    "combobox", "option", "menuitem", "menuitemcheckbox", "menuitemradio", "switch", "spinbutton",
 })
 #: Roles whose name or value changes on its own (clocks, progress, status lines): left out of a state's identity.
 VOLATILE_ROLES = frozenset({"status bar", "progress bar", "statusbar", "progressbar", "timer", "marquee", "log",
@@ -51,6 +51,9 @@ class UIElement:
     actions: tuple[str, ...] = ()  # what the toolkit says can be done: "click", "press", "toggle", "activate"
     path: tuple[int, ...] = ()  # child indexes from the tree's root
     app: str = ""  # the application (desktop) or the page's origin (web) it belongs to
+    #: (minimum, maximum) a number control takes (AT-SPI's Value interface, the web's aria-valuemin/-max or an
+    #: input's min/max); None when the toolkit gives none
+    value_range: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "role", " ".join(self.role.replace("-", " ").replace("_", " ").lower().split()))
@@ -60,6 +63,8 @@ class UIElement:
         object.__setattr__(self, "path", tuple(self.path))
         if self.bounds is not None:
             object.__setattr__(self, "bounds", tuple(int(v) for v in self.bounds))
+        if self.value_range is not None:
+            object.__setattr__(self, "value_range", tuple(float(v) for v in self.value_range))
 
     @property
     def depth(self) -> int:
@@ -112,7 +117,8 @@ class UIElement:
         return cls(role=str(data["role"]), name=str(data.get("name", "")), value=str(data.get("value", "")),
                    states=tuple(data.get("states", ())), bounds=tuple(bounds) if bounds else None,  # type: ignore[arg-type]
                    actions=tuple(data.get("actions", ())), path=tuple(data.get("path", ())),
-                   app=str(data.get("app", "")))
+                   app=str(data.get("app", "")),
+                   value_range=tuple(data["value_range"]) if data.get("value_range") else None)  # type: ignore[arg-type]
 
 #: Roles whose value is what a user typed: typing is not a new screen.
 _FREE_TEXT = frozenset({"document text", "paragraph", "text", "entry", "document frame", "textbox", "searchbox",

@@ -30,6 +30,7 @@ from uivenus.tasks.app_catalog import (
 )
 from uivenus.tasks.catalog import ENUM, Param
 from uivenus.tasks.explore_a11y_surfaces import OPTION_ROLES, GestureFailed, Surface
+from uivenus.tasks.real_domains import number_param, text_param
 
 __all__ = ["WIDGET_KINDS", "ExploreLimits", "explore_app", "tree_diff"]
 
@@ -52,6 +53,8 @@ _ENDS_APP = re.compile(r"\b(quit|exit|close)\b", re.IGNORECASE)
 _DIALOG_ROLES = frozenset({"dialog", "alert", "file chooser", "alertdialog"})
 _MARKS = ("checked", "selected", "expanded", "pressed")
 _DIFF_LIMIT = 40
+#: The kinds of a form's fields that take a value (a form's toggles are left as they are).
+_FIELD_KINDS = frozenset({WidgetKind.TEXT, WidgetKind.NUMBER, WidgetKind.CHOICE})
 
 
 @dataclass(frozen=True)
@@ -161,7 +164,7 @@ class _Explorer:
         windows = [e for e in elements if e.depth == 2 and e.visible] if self.surface.platform == "desktop" else []
         active = next((e for e in windows if "active" in e.states), windows[-1] if windows else None)
         title = active.name if active is not None else next((e.name for e in elements if e.depth == 1), "")
-        shown = tuple(e for e in elements if e.actionable)
+        shown = tuple(e for e in elements if e.actionable or (e.role == "form" and e.visible))  # a form: one function
         self.states[sid] = ExploredState(sid, title, depth, route, shown)
         return True
 
@@ -290,7 +293,7 @@ class _Explorer:
         files = self.surface.files()
         gestures: tuple[Gesture, ...] = ()
         try:
-            gestures, params = self.plan(kind, widget, before)
+            gestures, params = self.plan(kind, widget, before, state.title)
             elements = before
             for n, gesture in enumerate(gestures):
                 if n:  # the tree between gestures (a form's next field); the last one's is read settled below
@@ -320,25 +323,36 @@ class _Explorer:
         self.back(state, target)
         return target if new else None
 
-    def plan(self, kind: WidgetKind, widget: UIElement, elements: Sequence[UIElement]
+    def plan(self, kind: WidgetKind, widget: UIElement, elements: Sequence[UIElement], where: str = ""
              ) -> tuple[tuple[Gesture, ...], tuple[Param, ...]]:
-        """The gestures that use the widget once, and its parameter domains."""
-        locate = Locator.of(widget, elements)
-        text = self.limits.sample_text
+        """The gestures that use the widget once, and its parameter domains (typed by role and name, `where`: the
+        screen's title)."""
         if kind is WidgetKind.FORM:
-            return self.plan_form(widget, elements)
-        if kind is WidgetKind.TEXT:
-            return (Gesture(GestureKind.TYPE, locate, text),), (Param(_snake(widget.name) or "text"),)
-        if kind is WidgetKind.NUMBER:
-            return (Gesture(GestureKind.TYPE, locate, "3"),), (Param(_snake(widget.name) or "number", "number"),)
+            return self.plan_form(widget, elements, where)
         if kind is WidgetKind.TOGGLE:
-            return (Gesture(GestureKind.CLICK, locate),), (Param("on", ENUM, values=("true", "false")),)
+            toggle = Param("on", ENUM, values=("true", "false"))
+            return (Gesture(GestureKind.CLICK, Locator.of(widget, elements)),), (toggle,)
+        name = "option" if kind is WidgetKind.CHOICE else _snake(widget.name) or kind.value
+        used = self.use_field(kind, widget, elements, where, name)
+        return used if used is not None else ((Gesture(GestureKind.CLICK, Locator.of(widget, elements)),), ())
+
+    def use_field(self, kind: WidgetKind, field: UIElement, elements: Sequence[UIElement], where: str, name: str
+                  ) -> tuple[tuple[Gesture, ...], tuple[Param, ...]] | None:
+        """Typing or choosing a value into one field (text, a number inside its range, another option of a
+        choice), with its parameter; None for a field that takes no value (or a choice with one option)."""
+        locate = Locator.of(field, elements)
+        if kind is WidgetKind.TEXT:
+            return (Gesture(GestureKind.TYPE, locate, self.limits.sample_text),), (text_param(name, field, where),)
+        if kind is WidgetKind.NUMBER:
+            param = number_param(name, field, where)
+            middle = (param.low + param.high) // 2  # type: ignore[operator]  # number_param always sets both
+            return (Gesture(GestureKind.TYPE, locate, str(middle)),), (param,)
         if kind is WidgetKind.CHOICE:
-            options = self.options(widget, elements)
-            other = next((o for o in options if o != widget.value and o != widget.name), None)
+            options = self.options(field, elements)
+            other = next((o for o in options if o != field.value and o != field.name), None)
             if other is not None:
-                return (Gesture(GestureKind.SELECT, locate, other),), (Param("option", ENUM, values=tuple(options)),)
-        return (Gesture(GestureKind.CLICK, locate),), ()
+                return (Gesture(GestureKind.SELECT, locate, other),), (Param(name, ENUM, values=tuple(options)),)
+        return None
 
     def options(self, widget: UIElement, elements: Sequence[UIElement]) -> list[str]:
         """A choice's options: its children where the tree has them (a web select), else what its popup shows."""
@@ -355,17 +369,22 @@ class _Explorer:
         self.read()
         return list(dict.fromkeys(popup))
 
-    def plan_form(self, form: UIElement, elements: Sequence[UIElement]
+    def plan_form(self, form: UIElement, elements: Sequence[UIElement], where: str = ""
                   ) -> tuple[tuple[Gesture, ...], tuple[Param, ...]]:
-        """Fill a form's text fields with the sample text and submit it: one parameter per field."""
+        """Fill every field of a form (text, numbers in their ranges, choices) and submit it: one parameter per
+        field, in the order the fields are filled, each with its role's domain."""
         inside = [e for e in elements if e.path[:len(form.path)] == form.path and e.actionable and e is not form]
-        gestures, params = [], []
+        gestures: list[Gesture] = []
+        params: list[Param] = []
         for field in inside:
-            if WIDGET_KINDS.get(field.role) is WidgetKind.TEXT:
-                gestures.append(Gesture(GestureKind.TYPE, Locator.of(field, elements), self.limits.sample_text))
-                name = _snake(field.name) or f"field_{len(params) + 1}"
-                if name not in {p.name for p in params}:
-                    params.append(Param(name))
+            kind = WIDGET_KINDS.get(field.role)
+            name = _snake(field.name) or f"field_{len(params) + 1}"
+            if kind not in _FIELD_KINDS or name in {p.name for p in params}:
+                continue
+            used = self.use_field(kind, field, elements, where or form.name, name)  # type: ignore[arg-type]
+            if used is not None:
+                gestures += used[0]
+                params += used[1]
         submit = next((e for e in inside if WIDGET_KINDS.get(e.role) is WidgetKind.BUTTON), None)
         if submit is None:
             raise GestureFailed(f"form {form.name!r} has no button to submit it")

@@ -38,12 +38,13 @@ from uivenus.tasks.llm_synthesis import ProposalSynthesizer
 from uivenus.tasks.osworld import OSWorldTask
 from uivenus.tasks.phrasing import compose, sentence
 from uivenus.tasks.real_checks import TOGGLE_VALUES, Check, evaluator, function_check, param_gestures
+from uivenus.tasks.real_domains import typed_param, value_problem
 from uivenus.tasks.spec import SynthTask, TaskKind, normalize_text, task_digest
 from uivenus.tasks.synthesis import Dropped, ParamSampler, Synthesis
 
 __all__ = [
     "KIND_PHRASES", "RealLLMSynthesizer", "RealSynthesizer", "Unplaceable", "app_docs", "constraint_catalog",
-    "osworld_json", "real_task", "reference_actions", "write_osworld_tasks",
+    "osworld_json", "phrasing_problems", "real_task", "reference_actions", "write_osworld_tasks",
 ]
 
 #: Seconds the reference waits for an app's window before acting, after each gesture of a route (a new screen
@@ -57,13 +58,23 @@ class Unplaceable(ValueError):
 
 # --- the catalog the gate reads ----------------------------------------------------------------------------
 
+def _typed_params(exploration: AppExploration, fn: AppFunction) -> tuple[Any, ...]:
+    """The function's parameters with their domains typed by role and name (`tasks.real_domains`): a catalog
+    explored before domains were typed says only "text" or "number"."""
+    state = exploration.states.get(fn.state)
+    where = state.title if state is not None else ""
+    widget = fn.widget if len(fn.params) == 1 else None  # a form's fields are known by their names only
+    return tuple(typed_param(p, widget, where) for p in fn.params)
+
+
 def constraint_catalog(real: RealCatalog, known: Catalog | None = None) -> Catalog:
-    """The explored functions as a (sandbox-style) `Catalog`, which holds the constraints the gate learns; the
-    constraints of `known` (an earlier run's) are kept."""
+    """The explored functions as a (sandbox-style) `Catalog` with typed parameters, which holds the constraints
+    the gate learns; the constraints of `known` (an earlier run's) are kept."""
     apps = {}
     for name, exploration in real.apps.items():
-        functions = {fn.name: Function(name, fn.name, fn.description or fn.widget.label(), fn.params,
-                                       sources=("exploration",), evidence=tuple(str(g) for g in fn.gestures))
+        functions = {fn.name: Function(name, fn.name, fn.description or fn.widget.label(),
+                                       _typed_params(exploration, fn), sources=("exploration",),
+                                       evidence=tuple(str(g) for g in fn.gestures))
                      for fn in exploration.functions.values()}
         kept = tuple(known.apps[name].constraints) if known is not None and name in known.apps else ()
         apps[name] = AppCatalog(name, functions, constraints=tuple(c for c in kept if c.function in functions))
@@ -119,26 +130,35 @@ def reference_actions(exploration: AppExploration, fn: AppFunction, params: Mapp
 
 # --- phrasing --------------------------------------------------------------------------------------------------
 
-#: Clauses asking for one use of a function, by its widget's kind ({label}: the widget, {where}: its screen,
-#: {app}, {value}: the parameter's label, {fields}: a form's values).
+#: Clauses asking for one use of a function, by its widget's kind ({label}: the widget, quoted when it has a
+#: name, {where}: its screen, {app}, {value}: the parameter's label, {fields}: a form's values).
 KIND_PHRASES: Mapping[WidgetKind, tuple[str, ...]] = MappingProxyType({
-    WidgetKind.TOGGLE: ('turn {value} "{label}" in {app}', 'switch the "{label}" option {value}',
-                        'in {app}, set "{label}" {value}'),
-    WidgetKind.TEXT: ('set "{label}" to "{value}" in {app}', 'type "{value}" into {label} ({where})',
-                      'in {app}, enter "{value}" as {label}'),
-    WidgetKind.NUMBER: ('set {label} to {value} in {app}', 'change "{label}" to {value}',
+    WidgetKind.TOGGLE: ('turn {value} {label} in {app}', 'switch the {label} option {value}',
+                        'in {app}, set {label} {value}'),
+    WidgetKind.TEXT: ('set {label} to "{value}" in {app}', 'type "{value}" into {label} ({where})',
+                      'in {app}, enter "{value}" in {label}'),
+    WidgetKind.NUMBER: ('set {label} to {value} in {app}', 'change {label} to {value}',
                         'in {app}, make {label} {value}'),
     WidgetKind.CHOICE: ('choose "{value}" for {label} in {app}', 'set {label} to "{value}"',
-                        'in {app}, pick "{value}" in the {label} list'),
+                        'in {app}, pick "{value}" in {label}'),
     WidgetKind.FORM: ('in {app}, use "{where}" with {fields}', 'open "{where}" in {app} and enter {fields}',
                       'fill in "{where}" in {app}: {fields}'),
-    WidgetKind.BUTTON: ('press "{label}" in {app}', 'in {app}, click the {label} button', 'use {label} in {app}'),
-    WidgetKind.MENU_ITEM: ('choose "{label}" from the menu in {app}', 'run the {label} command in {app}',
-                           'in {app}, use the menu item "{label}"'),
-    WidgetKind.TAB: ('open the "{label}" tab in {app}', 'switch to the {label} tab of {app}',
+    WidgetKind.BUTTON: ('press {label} in {app}', 'in {app}, click the {label} button', 'use {label} in {app}'),
+    WidgetKind.MENU_ITEM: ('choose {label} from the menu in {app}', 'run the {label} command in {app}',
+                           'in {app}, use the menu item {label}'),
+    WidgetKind.TAB: ('open the {label} tab in {app}', 'switch to the {label} tab of {app}',
                      'in {app}, go to {label}'),
-    WidgetKind.LINK: ('follow the "{label}" link in {app}', 'open {label} in {app}', 'in {app}, go to "{label}"'),
+    WidgetKind.LINK: ('follow the {label} link in {app}', 'open {label} in {app}', 'in {app}, go to {label}'),
 })
+#: Kinds whose unnamed widget can still be said (by its role: "the text field"); an unnamed button cannot.
+_SAID_BY_ROLE = frozenset({WidgetKind.TEXT, WidgetKind.NUMBER, WidgetKind.CHOICE, WidgetKind.FORM})
+
+
+def _widget_words(fn: AppFunction) -> str:
+    """How an instruction names the widget: its name quoted, else (a field) its role, never a typed value."""
+    if fn.widget.name.strip():
+        return f'"{fn.widget.name}"'
+    return f"the {fn.widget.role} field" if fn.kind in _SAID_BY_ROLE else ""
 
 
 def _clauses(exploration: AppExploration, fn: AppFunction, call: FunctionCall) -> list[str]:
@@ -147,7 +167,8 @@ def _clauses(exploration: AppExploration, fn: AppFunction, call: FunctionCall) -
                   else str(v)) for k, v in call.params.items()}
     if fn.kind is WidgetKind.TOGGLE:  # "turn on", whatever the catalog calls the values
         values = {k: {True: "on", False: "off"}.get(TOGGLE_VALUES.get(str(v).lower()), v) for k, v in values.items()}
-    words = {"label": fn.widget.label(), "where": (state.title if state and state.title else fn.widget.label()),
+    label = _widget_words(fn)
+    words = {"label": label, "where": (state.title if state and state.title else label.strip('"')),
              "app": exploration.app, "value": next(iter(values.values()), ""),
              "fields": ", ".join(f'{k.replace("_", " ")} "{v}"' for k, v in values.items())}
     templates = KIND_PHRASES[fn.kind]
@@ -243,11 +264,12 @@ class RealSynthesizer:
                 if not catalog.has(f"{app}.{fn.name}"):
                     continue
                 spec = catalog.function(f"{app}.{fn.name}")
-                pools = [sampler.candidates(spec, p, {}) for p in fn.params]
+                pools = [sampler.candidates(spec, p, {}) for p in spec.params]
                 if any(not pool for pool in pools):
-                    dropped.append(Dropped(f"{spec.key}: every value of a parameter is ruled out", {"function": spec.key}))
+                    dropped.append(Dropped(f"{spec.key}: every value of a parameter is ruled out",
+                                           {"function": spec.key}))
                     continue
-                combos = {json.dumps({p.name: rng.choice(pool) for p, pool in zip(fn.params, pools)}, sort_keys=True)
+                combos = {json.dumps({p.name: rng.choice(pool) for p, pool in zip(spec.params, pools)}, sort_keys=True)
                           for _ in range(4 * self.values_per_function)}
                 for combo in sorted(combos)[: self.values_per_function]:
                     params = json.loads(combo)
@@ -279,10 +301,41 @@ class RealSynthesizer:
         for chosen, kind in _interleave(candidates, n):
             clauses = [_clauses(u.exploration, u.fn, u.call) for u in chosen]
             task = real_task(chosen, compose(clauses), kind, provenance)
+            if (problems := phrasing_problems(task, catalog, self.real)):
+                dropped.append(Dropped(f"odd task: {problems[0]}", {"task": task.id}))
+                continue
             if task.id not in tasks and normalize_text(task.spec.instruction) not in asked:
                 tasks[task.id] = task
                 asked.add(normalize_text(task.spec.instruction))
         return Synthesis(tuple(tasks.values()), tuple(dropped))
+
+
+def _said(param: Any, value: Any) -> str:
+    """The words an instruction says a value with (a toggle's "on"/"off", an option's label)."""
+    if param.domain == ENUM and str(value).lower() in TOGGLE_VALUES and set(param.values) <= set(TOGGLE_VALUES):
+        return "on" if TOGGLE_VALUES[str(value).lower()] else "off"
+    return str(param.label(value))
+
+
+def phrasing_problems(task: SynthTask, catalog: Catalog, real: RealCatalog) -> list[str]:
+    """What makes a task thin or odd: a widget it cannot name, a value its field would not take (a sentence in a
+    font box, a number out of range), a phrasing that leaves a value unsaid or holds empty quotes; [] when none."""
+    problems: list[str] = []
+    said: list[str] = []
+    for call in task.calls:
+        fn = real.apps[call.app].functions[call.function]
+        if not _widget_words(fn):
+            problems.append(f"{call.key}: its {fn.widget.role} has no name to ask for it by")
+        for param in catalog.function(call.key).params:
+            if param.name in call.params:
+                if (why := value_problem(param, call.params[param.name])) is not None:
+                    problems.append(f"{call.key}: {why}")
+                said.append(_said(param, call.params[param.name]))
+    for phrasing in task.phrasings:
+        if '""' in phrasing or "{" in phrasing or "  " in phrasing:
+            problems.append(f"malformed phrasing {phrasing!r}")
+        problems += [f"{phrasing!r} does not say {word!r}" for word in said if word.lower() not in phrasing.lower()]
+    return problems
 
 
 def _follows(first: _Use, then: _Use) -> bool:
@@ -430,7 +483,10 @@ class RealLLMSynthesizer(ProposalSynthesizer):
         if isinstance(made, Dropped):
             return made
         phrasings = tuple(dict.fromkeys([sentence(instruction), *compose([_clauses(exploration, fn, made.call)])]))
-        return real_task([made], phrasings, TaskKind.SINGLE, provenance)
+        task = real_task([made], phrasings, TaskKind.SINGLE, provenance)
+        if problems := phrasing_problems(task, catalog, self.real):
+            return Dropped(f"odd task: {problems[0]}", {"item": item})
+        return task
 
 
 def _value_problem(fn: Function, params: Mapping[str, Any], instruction: str) -> str | None:
@@ -443,12 +499,8 @@ def _value_problem(fn: Function, params: Mapping[str, Any], instruction: str) ->
         if param.name not in params:
             return f"{fn.key} needs {param.name!r}"
         value = params[param.name]
-        if param.domain == ENUM and str(value) not in param.values:
-            return f"{fn.key}: {param.name}={value!r} is not one of {list(param.values)}"
-        if param.domain == INT and not (isinstance(value, int) and param.low <= value <= param.high):  # type: ignore[operator]
-            return f"{fn.key}: {param.name}={value!r} is not an integer from {param.low} to {param.high}"
-        if not str(value).strip():
-            return f"{fn.key}: {param.name} is empty"
+        if (why := value_problem(param, value)) is not None:
+            return f"{fn.key}: {why}"
         if str(param.label(value)).lower() not in instruction.lower() and str(value).lower() not in instruction.lower():
             return f"the instruction does not say {param.name}={param.label(value)!r}"
     return None

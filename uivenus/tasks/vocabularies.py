@@ -32,6 +32,11 @@ VOCABULARIES: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "card_number": ("4242 4242 4242 4242", "5555 5555 5555 4444"),
     "expiry": ("12/28", "09/27"),
     "cvc": ("123", "321"),
+    # real apps' fields (`tasks.real_domains`): what a font box, a file name or a short name field takes
+    "font_name": ("DejaVu Sans", "DejaVu Serif", "DejaVu Sans Mono", "Liberation Sans", "Liberation Serif",
+                  "Liberation Mono"),
+    "file_name": ("notes", "report", "budget", "draft", "minutes", "todo"),
+    "word": ("apple", "river", "garden", "lantern", "harbor", "meadow"),
 })
 
 #: The text domain of a parameter (or form field) by its name.

@@ -1,6 +1,6 @@
 """A small real GTK 3 app for the explorer's tests (run by the system Python, which has PyGObject).
 
-It has what real apps have — a check box, a combo box, an entry, a button that writes a file in the home, a
+It has what real apps have — a check box, a combo box, entries (one a font box), a spin button, a button that writes a file in the home, a
 dialog — and what goes wrong in them: a dialog that never closes, a button that hangs the app, one that crashes it.
 """
 
@@ -40,6 +40,12 @@ combo.set_active(0)
 box.add(combo)
 entry = Gtk.Entry()
 box.add(entry)
+font = Gtk.Entry()  # named only for assistive technology, like a toolbar's font box
+font.get_accessible().set_name("Font name")
+box.add(font)
+copies = Gtk.SpinButton.new_with_range(1, 20, 1)  # its range is what AT-SPI's Value interface reports
+copies.get_accessible().set_name("Copies")
+box.add(copies)
 for label, handler in (("Save", save), ("Settings", stuck), ("Hang", lambda b: time.sleep(60)),
                        ("Crash", lambda b: os._exit(3))):
     button = Gtk.Button(label=label)

@@ -44,7 +44,8 @@ def element_of(data: Mapping[str, Any]) -> UIElement:
     return UIElement(role=str(data.get("role", "unknown")), name=str(data.get("name", "")),
                      value=str(data.get("value", "")), states=tuple(data.get("states", ())),
                      bounds=tuple(placed) if placed else None, actions=tuple(data.get("actions", ())),  # type: ignore[arg-type]
-                     path=tuple(data.get("path", ())), app=str(data.get("app", "")))
+                     path=tuple(data.get("path", ())), app=str(data.get("app", "")),
+                     value_range=tuple(data["value_range"]) if data.get("value_range") else None)  # type: ignore[arg-type]
 
 
 class A11yReader:

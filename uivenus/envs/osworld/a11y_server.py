@@ -52,6 +52,7 @@ def serve() -> None:
             if role in VALUE_ROLES:
                 value = accessible.queryValue()
                 out["value"] = str(value.currentValue)
+                out["value_range"] = [value.minimumValue, value.maximumValue]
         except Exception:  # noqa: BLE001
             pass
         try:

@@ -25,7 +25,7 @@ from uivenus.actions.grammar import parse_response
 from uivenus.actions.space import Platform, TakeNote, action_from_dict
 from uivenus.actions.syntax import ParseError
 from uivenus.agent.conversation import Turn, build_messages
-from uivenus.agent.loop import LoopConfig
+from uivenus.agent.loop import A11Y_TREE_KEY, LoopConfig
 from uivenus.agent.prompts import navigation_prompt
 from uivenus.records import Step
 from uivenus.train.samples import ChatSample, DataError, Domain, SampleRef, Samples
@@ -157,7 +157,7 @@ def _step_sample(episode: _Episode, index: int, weight: float, options: _StepOpt
     prompt = navigation_prompt(episode.platform, frame, thinking=loop.thinking, template=loop.prompt_template)
     messages = build_messages(prompt, episode.instruction, history, screenshot, frame=frame,
                               images_in_history=loop.images_in_history, notes=notes, max_pixels=loop.max_pixels,
-                              feedback=step.info.get("feedback"))
+                              feedback=step.info.get("feedback"), elements=step.info.get(A11Y_TREE_KEY))
     reference = None
     if step.action is not None:
         radius = (options.tolerance * frame.width, options.tolerance * frame.height)
