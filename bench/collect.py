@@ -37,6 +37,8 @@ from uivenus.tasks.phrasing import compose, phrase_call
 from uivenus.tasks.spec import SynthTask, TaskKind
 from uivenus.tasks.synthesis import build_task
 
+from targets import against  # bench/, the script's own folder
+
 #: Issue 17: episodes per minute of 2 workers over 1, and of Ray over the process pool with as many workers.
 TARGET_SCALING = 1.7
 TARGET_RAY = 0.85
@@ -137,13 +139,14 @@ def _ratios(number: int, steady: dict[tuple[str, int], float]) -> None:
     one = steady.get(("process", 1))
     for workers in (2, 4):
         if one and ("process", workers) in steady:
-            print(f"round {number}: {workers} workers / 1 worker (steady): {steady[('process', workers)] / one:.2f}"
-                  + (f" (target >= {TARGET_SCALING})" if workers == 2 else ""))
+            ratio = steady[("process", workers)] / one
+            print(f"round {number}: {workers} workers / 1 worker (steady): "
+                  + (against(ratio, TARGET_SCALING, at_least=True) if workers == 2 else f"{ratio:.3f}"))
     for workers in sorted({w for name, w in steady if name == "ray"}):
         pool = steady.get(("process", workers))
         if pool:
             print(f"round {number}: Ray / process pool ({workers} workers, steady): "
-                  f"{steady[('ray', workers)] / pool:.2f} (target >= {TARGET_RAY})")
+                  f"{against(steady[('ray', workers)] / pool, TARGET_RAY, at_least=True)}")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import env_step_browser  # noqa: E402
 import env_step_desktop  # noqa: E402
+from targets import against  # noqa: E402
 
 
 def main() -> None:
@@ -22,10 +23,10 @@ def main() -> None:
     args = parser.parse_args()
     browser = env_step_browser.run(args.n)
     print(f"browser: env {browser['env_s'] * 1000:.1f} ms, raw Playwright {browser['raw_s'] * 1000:.1f} ms, "
-          f"ratio {browser['ratio']:.3f} (target <= {env_step_browser.TARGET_RATIO})")
+          f"ratio {against(browser['ratio'], env_step_browser.TARGET_RATIO)}")
     desktop = env_step_desktop.run(args.n)
     print(f"desktop: env {desktop['env_median_s'] * 1000:.1f} ms, raw XTEST+mss {desktop['raw_median_s'] * 1000:.1f} ms, "
-          f"ratio {desktop['ratio']:.3f} (target <= {env_step_desktop.TARGET_RATIO})")
+          f"ratio {against(desktop['ratio'], env_step_desktop.TARGET_RATIO)}")
 
 
 if __name__ == "__main__":

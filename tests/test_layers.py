@@ -12,7 +12,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "uivenus"
 
 #: Rank of each top-level part of the package; a module may import parts of its own rank or lower.
 RANKS = {
-    "actions": 0, "records": 0, "files": 0, "progress": 0,
+    "actions": 0, "records": 0, "files": 0, "progress": 0, "images": 0,
     "store": 1, "envs": 1,
     "agent": 2, "verify": 2, "synth": 2,
     "tasks": 3, "train": 3, "evals": 3, "reports": 3,

@@ -116,3 +116,16 @@ def test_grounding_messages_are_one_user_turn_with_the_image_first() -> None:
     image, text = message.content
     assert isinstance(image, Image.Image) and image.size == frame.model_size
     assert text == grounding_prompt("the search box", frame)
+
+
+def test_a_screenshot_is_sized_once_and_is_the_same_history_image_on_every_step() -> None:
+    frame = Frame.smart(1920, 1080, factor=28)
+    first = _screen(5, (1920, 1080))
+    step2 = build_messages("S", "task", [Turn(first, "r1")], _screen(6, (1920, 1080)), frame=frame)
+    step3 = build_messages("S", "task", [Turn(first, "r1"), Turn(_screen(6, (1920, 1080)), "r2")],
+                           _screen(7, (1920, 1080)), frame=frame)
+    assert step2[1].images[0] is step3[1].images[0]  # step 1's screenshot, resized once for both requests
+    assert prepare_image(first, frame).size == frame.model_size
+    assert prepare_image(first, Frame.absolute(1280, 720)).size == (1280, 720)  # another frame, another copy
+    same_size = _screen(8, (1280, 720))
+    assert prepare_image(same_size, Frame.absolute(1280, 720)) is same_size

@@ -10,7 +10,9 @@ URL and what came back; and an episode whose server dies keeps every step it had
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
+import io
 import socket
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -25,7 +27,8 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from PIL import Image
 
 from uivenus.actions.coords import Frame
-from uivenus.agent.conversation import grounding_messages
+from uivenus.actions.space import Platform
+from uivenus.agent.conversation import Turn, build_messages, grounding_messages
 from uivenus.agent.policies import (
     Message, Mode, Policy, PolicyBase, PolicyError, PolicyReply, PolicyRequest, PolicySpecError, Sampling,
     policy_from_spec,
@@ -33,6 +36,7 @@ from uivenus.agent.policies import (
 from uivenus.agent.policies.openai_compat import OpenAIOptions, OpenAIPolicy, chat_body, to_openai_messages
 from uivenus.agent.policies.transformers_local import TransformersPolicy
 from uivenus.agent.serve import ServerThread, create_app
+from uivenus.envs.base import Observation
 
 GREEDY = Sampling(temperature=0.0, max_new_tokens=8, thinking=False)
 FAST = "timeout=5&connect_timeout=2&backoff=0.01&max_backoff=0.05"  # small waits keep failure tests quick
@@ -101,6 +105,36 @@ def test_messages_and_presets_become_an_openai_body() -> None:
     assert (agentic["temperature"], agentic["chat_template_kwargs"], agentic["max_tokens"]) == (
         1.0, {"enable_thinking": True}, 1024)
     assert grounding["model"] == "m" and grounding["n"] == 1 and grounding["stream"] is False
+
+
+def _sent_png(message: Message) -> bytes:
+    url = next(p for p in to_openai_messages([message])[0]["content"] if p["type"] == "image_url")["image_url"]["url"]
+    return base64.b64decode(url.removeprefix("data:image/png;base64,"))
+
+
+def test_a_screenshot_the_model_sees_unchanged_is_sent_as_the_envs_own_png() -> None:
+    screen = Image.new("RGB", (64, 48), "white")
+    buffer = io.BytesIO()
+    screen.save(buffer, format="PNG", compress_level=0)  # not what a fresh encoding would give
+    observation = Observation(screenshot=screen, platform=Platform.WEB, size=(64, 48), png=buffer.getvalue())
+    unchanged = build_messages("S", "task", [], observation.screenshot, frame=Frame.absolute(64, 48))
+    assert _sent_png(unchanged[-1]) == buffer.getvalue()
+    resized = build_messages("S", "task", [], observation.screenshot, frame=Frame.absolute(32, 24))
+    sent = _sent_png(resized[-1])
+    assert sent != buffer.getvalue() and Image.open(io.BytesIO(sent)).size == (32, 24)  # the pixels it shows
+
+
+def test_a_history_image_is_encoded_once_per_episode_not_once_per_request() -> None:
+    frame = Frame.smart(640, 480, factor=28)
+    first = Image.new("RGB", (640, 480), "navy")
+    history = [Turn(first, "r1")]
+    urls = []
+    for step in range(3):
+        messages = build_messages("S", "task", history, Image.new("RGB", (640, 480), (step, 0, 0)), frame=frame,
+                                  images_in_history=3)
+        urls.append(to_openai_messages(messages)[1]["content"][1]["image_url"]["url"])  # step 1's screenshot
+        history.append(Turn(Image.new("RGB", (640, 480), (step, 1, 0)), f"r{step + 2}"))
+    assert urls[0] is urls[1] is urls[2]  # the same encoding, not three equal ones
 
 
 # --- against `uivenus serve` with the tiny checkpoint ---------------------------------------------

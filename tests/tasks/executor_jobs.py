@@ -28,5 +28,10 @@ def use_held(context: WorkerContext, job: tuple[str, int]) -> dict[str, Any]:
     return {"job": number, "worker": context.worker, "pid": os.getpid(), "uses": held.uses, "held": id(held)}
 
 
+def niceness(context: WorkerContext, job: int) -> int:
+    """This worker's scheduling priority."""
+    return os.nice(0)
+
+
 def fail(context: WorkerContext, job: int) -> None:
     raise ValueError(f"job {job} cannot be done")

@@ -66,6 +66,7 @@ def test_executor_contract(name: str, jobs: ModuleType, tmp_path: Path, request:
             assert len({(r["pid"], r["held"]) for r in runs}) == 1
         pids = {r["pid"] for r in results}
         assert (pids == {os.getpid()}) if name == "serial" else (os.getpid() not in pids)
+        assert set(executor.map(jobs.niceness, range(4))) == {os.nice(0)}  # no lower priority than the caller's
         with pytest.raises(ValueError, match="job 3 cannot be done"):
             list(executor.map(jobs.fail, [3]))
         again = list(executor.map(jobs.use_held, [(str(tmp_path), 99)]))  # still usable after a failed job

@@ -19,6 +19,7 @@ from uivenus.envs.base import HIT_ELEMENT
 from uivenus.envs.browser import BrowserEnv
 from uivenus.envs.desktop import DesktopConfig, DesktopEnv
 from uivenus.envs.desktop_look import DesktopLook
+from uivenus.envs.elements import element_at, hit_record
 from uivenus.tasks.app_catalog import FailureKind, RealCatalog, WidgetKind
 from uivenus.tasks.catalog import INT, Param
 from uivenus.tasks.explore_a11y import ExploreLimits, explore_app
@@ -50,8 +51,11 @@ def test_desktop_elements_come_from_the_roots_bus_and_clicks_record_what_they_hi
     assert bold.actionable and save.actionable and by[("combo box", "Red")].visible
     assert all(0 <= v for v in save.bounds) and save.bounds[0] + save.bounds[2] <= 1024  # type: ignore[index]
     result = desktop.step(Click(point=save.center))  # type: ignore[arg-type]
-    hit = result.info[HIT_ELEMENT]
+    hit = result.info[HIT_ELEMENT]  # from the read above (as the guard's): the step asked the apps nothing more
     assert hit["text"] == "Save" and hit["role"] == "button" and hit["interactive"] is True
+    assert hit == hit_record(element_at(elements, save.center))  # type: ignore[arg-type]
+    unread = desktop.step(Click(point=save.center)).info[HIT_ELEMENT]  # nobody read this screen: asked on the bus
+    assert (unread["text"], unread["role"], unread["source"]) == ("Save", "button", "a11y")
     target = target_from_dom(hit)  # the verifier's action judge reads the desktop hit as it reads a web one
     assert target.text == "Save" and target.role == "button"
     assert desktop.osworld.root.host_path("/home/user/saved.txt").read_text() == "\n"  # type: ignore[union-attr]

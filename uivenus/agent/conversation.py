@@ -7,7 +7,8 @@ current user turn with the task, the notes taken so far (TakeNote contents), the
 the loop observes it, and the current screenshot last.
 
 Every screenshot passes through `prepare_image`, which sizes it for the model's coordinate frame so that the
-pixels the model sees and the coordinates it answers agree.
+pixels the model sees and the coordinates it answers agree; it sizes each screenshot once, so a history image is
+the same object on every step (and a backend encodes it once).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from PIL import Image
 from uivenus.actions.coords import Frame, FrameKind
 from uivenus.agent.policies.base import Message
 from uivenus.agent.prompts import grounding_prompt
+from uivenus.images import PerImage
 
 __all__ = [
     "DEFAULT_IMAGES_IN_HISTORY", "Turn", "build_messages", "grounding_messages", "prepare_image",
@@ -62,10 +64,21 @@ _PREPARE: Mapping[FrameKind, Callable[[Image.Image, Frame, int | None], Image.Im
 }
 
 
+#: Each screenshot's prepared copy per (frame, max_pixels), made once (an image that needs no change is not kept:
+#: it is its own prepared copy).
+_PREPARED: PerImage[Image.Image] = PerImage()
+
+
 def prepare_image(image: Image.Image, frame: Frame, *, max_pixels: int | None = None) -> Image.Image:
-    """The screenshot as the model should see it in `frame` (RGB); `max_pixels` caps relative frames only."""
-    rgb = image if image.mode == "RGB" else image.convert("RGB")
-    return _PREPARE[frame.kind](rgb, frame, max_pixels)
+    """The screenshot as the model should see it in `frame` (RGB); `max_pixels` caps relative frames only.
+    The same image asked for again gets the same prepared object."""
+    prepared = _PREPARED.get(image, (frame, max_pixels))
+    if prepared is None:
+        rgb = image if image.mode == "RGB" else image.convert("RGB")
+        prepared = _PREPARE[frame.kind](rgb, frame, max_pixels)
+        if prepared is not image:
+            _PREPARED.put(image, prepared, (frame, max_pixels))
+    return prepared
 
 
 def _current_turn(instruction: str, notes: Sequence[str], step: int, screenshot: Image.Image,

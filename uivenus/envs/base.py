@@ -20,6 +20,7 @@ from uivenus.actions.space import (
     Action, Click, DoubleClick, LongPress, Platform, RightClick, SelectOption, TripleClick, check_platform,
 )
 from uivenus.actions.values import ActionError
+from uivenus.images import remember_png
 from uivenus.records import TaskSpec
 
 
@@ -72,6 +73,8 @@ class Observation:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "info", MappingProxyType(dict(self.info)))
+        if self.png is not None:  # a policy sending this screenshot sends these bytes, not a new encoding
+            remember_png(self.screenshot, self.png)
 
 
 @dataclass(frozen=True)

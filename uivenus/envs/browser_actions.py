@@ -78,6 +78,7 @@ class Session:
 
     context: Any
     page: Any
+    cdp: Any  # the page's own DevTools channel: screenshots and touches without Playwright's extra round trips
     touch: Touch
     pointer: Mouse | Touch
     traffic: Traffic

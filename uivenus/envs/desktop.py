@@ -34,7 +34,7 @@ from uivenus.envs.base import (
 from uivenus.envs.desktop_apps import AppLauncher, AppNotAllowedError, is_path
 from uivenus.envs.desktop_input import INPUT_HANDLERS, XInput
 from uivenus.envs.desktop_look import BAR_HEIGHT, DesktopLook, desktop_icons_argv, panel_argvs, wallpaper
-from uivenus.envs.elements import UIElement, hit_record
+from uivenus.envs.elements import UIElement, element_at, hit_record
 from uivenus.envs.materialize import Materialized, MaterializePlan, apply, relative_path
 from uivenus.envs.osworld.a11y_reader import A11yError, A11yReader
 from uivenus.envs.osworld.apps import app_argv
@@ -106,7 +106,8 @@ class DesktopEnv(EnvBase):
         self._frame: mss.screenshot.ScreenShot | None = None  # the settled grab of the last step, for observe()
         self._materialized: Materialized | None = None  # the current task's materialization plan, applied
         self._osworld: OSWorldSession | None = None  # the current OSWorld task's isolated root and context
-        self._a11y: A11yReader | None = None  # reads the OSWorld root's accessibility tree, started on first use
+        self._a11y: A11yReader | None = None  # reads the OSWorld root's accessibility tree, started with the session
+        self._shown: tuple[UIElement, ...] | None = None  # elements() as read of the current screen, until it changes
         self.last_action: Action | None = None  # the last action the episode executed (a refusal ends OSWorld tasks)
         self._closed = False
         atexit.register(self.close)
@@ -295,6 +296,10 @@ class DesktopEnv(EnvBase):
         with x_errors(self.display):
             before = self._screen.grab().raw
             self._osworld.start()
+            try:
+                self._reader().start()  # its helper loads while the apps settle, not on the first click's hit read
+            except A11yError as exc:  # no pyatspi here: reads say so when asked
+                log.info("no accessibility helper: %s", exc)
             self._frame = self._settle(before, hold_s=cfg.settle_quiet_s)
 
     def _dress_root(self, session: OSWorldSession) -> None:
@@ -361,6 +366,7 @@ class DesktopEnv(EnvBase):
     # --- observing ------------------------------------------------------------------------------
     def observe(self) -> Observation:
         self._check()
+        self._shown = None  # a new screen
         with x_errors(self.display):
             shot, self._frame = self._frame or self._screen.grab(), None
             focused = self._x.focused_title()
@@ -375,7 +381,8 @@ class DesktopEnv(EnvBase):
     def elements(self) -> tuple[UIElement, ...]:
         """The shown UI elements of the task's apps, read over its root's AT-SPI bus (only on request: a step reads
         only what its point hits). `A11yError` when the tree cannot be read (no pyatspi, a hung app)."""
-        return self._reader().elements()
+        self._shown = self._reader().elements()
+        return self._shown
 
     def _reader(self) -> A11yReader:
         if self._osworld is None:
@@ -386,10 +393,13 @@ class DesktopEnv(EnvBase):
         return self._a11y
 
     def _hit(self, action: Action) -> dict[str, Any] | None:
-        """What a pointer action's point hits, read just before it acts (None when there is no tree to ask)."""
+        """What a pointer action's point hits (None when there is no tree to ask): in the elements read of this
+        screen when someone read them (the guard does, every step), else read from the bus just before it acts."""
         point = getattr(action, "point", None) if isinstance(action, ACTS_ON_POINT) else None
         if point is None or self._osworld is None:
             return None
+        if self._shown is not None:  # the same read the guard judged the action on; no round trip to the apps
+            return hit_record(element_at(self._shown, point))
         try:
             return hit_record(self._reader().hit(point))
         except A11yError as exc:
@@ -476,7 +486,7 @@ class DesktopEnv(EnvBase):
             return None
         with x_errors(self.display):
             before = None if action.type is A.WAIT else self._screen.grab().raw  # a Wait sends no input
-            hit = self._hit(action)
+            hit, self._shown = self._hit(action), None  # the screen read is about to change
             try:
                 info = self._act(action)
                 return info if hit is None else {**(info or {}), HIT_ELEMENT: hit}

@@ -194,6 +194,12 @@ class ProcessPoolExecutorBackend(_Closing):
 
 # --- Ray ----------------------------------------------------------------------------------------------------
 
+#: Ray lowers each worker's priority by 15 (`worker_niceness`) to keep its own daemons responsive; our actors are
+#: the work (an episode and its browser), and at nice 15 on a shared machine an actor got a third of what a pool
+#: process got. They run at the priority of the Ray that started them, as pool processes run at the driver's.
+_AT_DRIVER_PRIORITY = {"env_vars": {"RAY_worker_niceness": "0"}}
+
+
 class RayExecutor(_Closing):
     """`workers` Ray actors (one CPU each), each with its own context.
 
@@ -229,7 +235,7 @@ class RayExecutor(_Closing):
                 raise ExecutorError(f"could not start or join Ray at {self.address or 'a local instance'}: {exc}"
                                     ) from exc
             self._owns_ray = True
-        actor = ray.remote(num_cpus=1, max_restarts=0)(_Worker)
+        actor = ray.remote(num_cpus=1, max_restarts=0, runtime_env=_AT_DRIVER_PRIORITY)(_Worker)
         self._actors = [actor.remote(f"ray-{i}") for i in range(self.workers)]
         return self._actors
 

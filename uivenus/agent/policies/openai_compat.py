@@ -36,6 +36,7 @@ from uivenus.agent.policies.base import (
     Message, PolicyBase, PolicyError, PolicyReply, PolicyRequest, PolicySpecError, Sampling, register_policy,
     spec_options,
 )
+from uivenus.images import PerImage, known_png
 
 __all__ = ["OpenAIOptions", "OpenAIPolicy", "chat_body", "image_data_url", "to_openai_messages"]
 
@@ -130,11 +131,23 @@ class OpenAIOptions:
 
 # --- messages -----------------------------------------------------------------------------------
 
+def _png(image: Image.Image) -> bytes:
+    """The env's own PNG bytes when this is its screenshot unchanged, else a new encoding."""
+    png = known_png(image)
+    if png is None:
+        buffer = io.BytesIO()
+        image.save(buffer, format="PNG")
+        png = buffer.getvalue()
+    return png
+
+
+#: Each image's data URL, encoded once: an episode sends its history images again on every step.
+_DATA_URLS: PerImage[str] = PerImage()
+
+
 def image_data_url(image: Image.Image) -> str:
     """A PNG data URL: lossless, so the server sees exactly the pixels the coordinate frame was built for."""
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG")
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+    return _DATA_URLS.get_or_make(image, lambda: "data:image/png;base64," + base64.b64encode(_png(image)).decode())
 
 
 def to_openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:

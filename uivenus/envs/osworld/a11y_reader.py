@@ -93,6 +93,10 @@ class A11yReader:
             raise A11yError(f"the accessibility tree could not be read: {answer['error']}")
         return answer
 
+    def start(self) -> None:
+        """Start the helper now (it takes about half a second to load pyatspi) so that the first read does not wait."""
+        self._started()
+
     def _started(self) -> Any:
         if self._helper is None or self._helper.poll() is not None:
             if not Path(SYSTEM_PYTHON).is_file():
