@@ -48,6 +48,12 @@ def test_shapes_target_is_the_named_colour_unique_on_its_screen_and_reproducible
     assert _files(other.parent) != _files(annotations.parent)
     with pytest.raises(ValueError, match="per_sample"):
         generate_shapes(1, tmp_path / "d", shapes=(2, 3), per_sample=3)
+    # by colour alone: colours differ on a screen, so "the blue shape" still has one answer
+    by_colour = json.loads(generate_shapes(8, tmp_path / "e", grid=3, shapes=(3, 5), name_kind=False).read_text())
+    assert all(r["instruction"].endswith(" shape") and r["img_size"] == [3 * CELL, 3 * CELL] for r in by_colour)
+    assert len({(r["img_filename"], r["instruction"]) for r in by_colour}) == len(by_colour) == 24
+    with pytest.raises(ValueError, match="max shapes"):
+        generate_shapes(1, tmp_path / "f", grid=4, shapes=(4, 7), name_kind=False, per_sample=1)
 
 
 def test_sandbox_steps_actions_follow_the_instruction_and_the_pixels_and_are_reproducible(tmp_path: Path) -> None:

@@ -35,9 +35,11 @@ SHAPES: Mapping[str, Callable[[ImageDraw.ImageDraw, Box, tuple[int, int, int]], 
 }
 
 
-def _screen(rng: random.Random, grid: int, count: int) -> list[tuple[str, str, Box]]:
-    """`count` shapes in distinct cells, no two with the same colour and kind."""
-    pairs = rng.sample([(c, s) for c in COLOURS for s in SHAPES], count)
+def _screen(rng: random.Random, grid: int, count: int, name_kind: bool) -> list[tuple[str, str, Box]]:
+    """`count` shapes in distinct cells, no two with the same colour and kind (the same colour, without
+    `name_kind`)."""
+    pairs = (rng.sample([(c, s) for c in COLOURS for s in SHAPES], count) if name_kind
+             else [(c, rng.choice(list(SHAPES))) for c in rng.sample(list(COLOURS), count)])
     placed = []
     for (colour, kind), cell in zip(pairs, rng.sample(range(grid * grid), count), strict=True):
         size = rng.randint(CELL - 10, CELL - 4)
@@ -48,19 +50,22 @@ def _screen(rng: random.Random, grid: int, count: int) -> list[tuple[str, str, B
 
 
 def generate_shapes(n: int, out: Path | str, *, seed: int = 0, grid: int = 4, shapes: tuple[int, int] = (4, 7),
-                    per_sample: int = 3) -> Path:
+                    per_sample: int = 3, name_kind: bool = True) -> Path:
     """`n` screens of `grid` x `grid` cells (`CELL` pixels each) with `shapes` (min, max) shapes, `per_sample`
-    instructions each (distinct targets); returns the `annotations.json` path. The same seed gives the same files."""
-    if not (1 <= shapes[0] <= shapes[1] <= grid * grid) or not 1 <= per_sample <= shapes[0]:
-        raise ValueError(f"need 1 <= min shapes <= max shapes <= {grid * grid} cells and 1 <= per_sample <= min "
-                         f"shapes; got shapes={shapes}, per_sample={per_sample}")
+    instructions each (distinct targets); returns the `annotations.json` path. The same seed gives the same files.
+    `name_kind` False names the colour alone ("click the blue shape"; colours then differ on a screen): one
+    visual attribute instead of two, the easier task."""
+    most = min(grid * grid, len(COLOURS) if not name_kind else len(COLOURS) * len(SHAPES))
+    if not (1 <= shapes[0] <= shapes[1] <= most) or not 1 <= per_sample <= shapes[0]:
+        raise ValueError(f"need 1 <= min shapes <= max shapes <= {most} and 1 <= per_sample <= min shapes; got "
+                         f"shapes={shapes}, per_sample={per_sample}")
     out = Path(out)
     (out / "images").mkdir(parents=True, exist_ok=True)
     side = grid * CELL
     records: list[dict[str, Any]] = []
     for index in range(n):
         rng = random.Random(f"shapes:{seed}:{index}")
-        placed = _screen(rng, grid, rng.randint(*shapes))
+        placed = _screen(rng, grid, rng.randint(*shapes), name_kind)
         image = Image.new("RGB", (side, side), (245, 245, 245))
         draw = ImageDraw.Draw(image)
         for colour, kind, box in placed:
@@ -69,6 +74,6 @@ def generate_shapes(n: int, out: Path | str, *, seed: int = 0, grid: int = 4, sh
         image.save(out / "images" / f"{name}.png")
         for k, (colour, kind, box) in enumerate(rng.sample(placed, per_sample)):
             records.append({"id": f"{name}_{k}", "img_filename": f"{name}.png", "bbox": list(box),
-                            "instruction": f"click the {colour} {kind}", "data_type": "icon", "platform": "web",
+                            "instruction": f"click the {colour} {kind if name_kind else 'shape'}", "data_type": "icon", "platform": "web",
                             "img_size": [side, side], "instruction_kind": "visual", "negative": False})
     return write_annotations(out, records)

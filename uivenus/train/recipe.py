@@ -67,13 +67,15 @@ class TinyModelSpec:
 
 @dataclass(frozen=True)
 class ShapesData:
-    """Coloured-shape screens (`uivenus.synth.shapes`, `per_sample` instructions each) for training, and held-out
-    ones from another seed."""
+    """Coloured-shape screens (`uivenus.synth.shapes`, `per_sample` instructions each, `shapes` (min, max) per
+    screen, named by colour and kind or by colour alone) for training, and held-out ones from another seed."""
 
     train_screens: int = 600
     eval_screens: int = 60
     grid: int = 4
+    shapes: tuple[int, int] = (4, 7)
     per_sample: int = 3
+    name_kind: bool = True
     seed: int = 0
     eval_seed: int = 10_000
 
@@ -161,7 +163,8 @@ def _shapes(spec: ShapesData, out: Path, train: bool) -> Path:
     annotations = out / "annotations.json"
     if not annotations.is_file():
         generate_shapes(spec.train_screens if train else spec.eval_screens, out,
-                        seed=spec.seed if train else spec.eval_seed, grid=spec.grid, per_sample=spec.per_sample)
+                        seed=spec.seed if train else spec.eval_seed, grid=spec.grid, shapes=spec.shapes,
+                        per_sample=spec.per_sample, name_kind=spec.name_kind)
     return annotations
 
 
