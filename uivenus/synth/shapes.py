@@ -74,6 +74,7 @@ def generate_shapes(n: int, out: Path | str, *, seed: int = 0, grid: int = 4, sh
         image.save(out / "images" / f"{name}.png")
         for k, (colour, kind, box) in enumerate(rng.sample(placed, per_sample)):
             records.append({"id": f"{name}_{k}", "img_filename": f"{name}.png", "bbox": list(box),
-                            "instruction": f"click the {colour} {kind if name_kind else 'shape'}", "data_type": "icon", "platform": "web",
-                            "img_size": [side, side], "instruction_kind": "visual", "negative": False})
+                            "instruction": f"click the {colour} {kind if name_kind else 'shape'}", "data_type": "icon",
+                            "platform": "web", "img_size": [side, side], "instruction_kind": "visual",
+                            "negative": False})
     return write_annotations(out, records)

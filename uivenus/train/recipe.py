@@ -8,9 +8,9 @@ both experts into one student from Stage I, action-aware with the teacher hint (
 (every token weighted 1, no hint); the other baselines are the naive weight average of the experts and one
 multi-task SFT model trained on from Stage I for as many steps as the experts and a student took. Every model is
 scored on held-out generated data (another seed): grounding accuracy with the grounding harness, step accuracy
-(type and parameters right) on the sandbox steps; the comparison is each model's mean ± sd over the seeds per domain, as JSON, a markdown table and a
-bar plot with error bars. Every stage resumes from its own checkpoints and every evaluation is kept, so a rerun
-(or a run that stopped) does only what is left. The first seed's MOPD student can be shipped as the `nano` policy.
+(type and parameters right) on the sandbox steps; the comparison is each model's mean ± sd over the seeds per
+domain, as JSON, a markdown table and a bar plot with error bars. Every stage resumes from its own checkpoints
+and every evaluation is kept, so a rerun (or a run that stopped) does only what is left. The first seed's MOPD student can be shipped as the `nano` policy.
 
     uivenus train recipe --config configs/nano.yaml [key=value ...]
 """
@@ -96,9 +96,10 @@ class RecipeConfig:
     `model.seed`). `sft`, `rl` and `mopd` are the stages' own settings (SFTConfig, RLConfig, MOPDConfig
     fields such as lr, batch_size, max_steps, sampling) without the model, data and output paths the recipe sets.
     `expert` says how an expert is made from Stage I: `sft` (domain SFT on generator data, `expert_sft` over
-    `sft`) or `rl` (Stage II, `rl`); the multi-task baseline trains with the expert SFT settings on the mix. `mixture` (optional) gives each domain's share of the mixed stream (Stage I,
-    Stage III, multi-task SFT), e.g. `{grounding: 0.5, web: 0.5}`; without it each sample comes once per epoch,
-    so the domain with more samples dominates. `rl_by_domain` overrides `rl` keys for one expert (a shallow
+    `sft`) or `rl` (Stage II, `rl`); the multi-task baseline trains with the expert SFT settings on the mix.
+    `mixture` (optional) gives each domain's share of the mixed stream (Stage I, Stage III, multi-task SFT), e.g.
+    `{grounding: 0.5, web: 0.5}`; without it each sample comes once per epoch, so the domain with more samples
+    dominates. `rl_by_domain` overrides `rl` keys for one expert (a shallow
     merge). `ship_to` (optional) receives the MOPD student in `ship_dtype`. Evaluation replies are cut at
     `eval_max_new_tokens` (the targets are a few tokens; an untrained model would ramble)."""
 
@@ -427,7 +428,8 @@ def run_recipe(config: RecipeConfig, *, log: Callable[[str], None] = print) -> R
     ckpt: dict[str, dict[int, Path]] = {name: {} for name in MODELS}
     scores: dict[str, dict[int, dict[str, float]]] = {name: {} for name in MODELS}
     paths = _timed(seconds, "data", lambda: _data(config))
-    sources = {Domain.GROUNDING: {"kind": "grounding", "annotations": str(paths["grounding_train"]), "frame_kind": "rel"},
+    sources = {Domain.GROUNDING: {"kind": "grounding", "annotations": str(paths["grounding_train"]),
+                                  "frame_kind": "rel"},
                Domain.WEB: {"kind": "steps", "steps": str(paths["steps_train"])}}
     sources = {d: {**source, "weight": config.mixture[d.value]} if config.mixture else source
                for d, source in sources.items()}
