@@ -10,7 +10,8 @@ multi-task SFT model trained on from Stage I for as many steps as the experts an
 scored on held-out generated data (another seed): grounding accuracy with the grounding harness, step accuracy
 (type and parameters right) on the sandbox steps; the comparison is each model's mean ± sd over the seeds per
 domain, as JSON, a markdown table and a bar plot with error bars. Every stage resumes from its own checkpoints
-and every evaluation is kept, so a rerun (or a run that stopped) does only what is left. The first seed's MOPD student can be shipped as the `nano` policy.
+and every evaluation is kept, so a rerun (or a run that stopped) does only what is left. The first seed's MOPD
+student can be shipped as the `nano` policy.
 
     uivenus train recipe --config configs/nano.yaml [key=value ...]
 """
