@@ -198,8 +198,8 @@ def test_a_value_of_the_wrong_type_names_the_file_and_the_key(tmp_path: Path) ->
 def test_an_unknown_key_is_refused_with_the_close_match_or_the_known_keys(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"sampling.temprature: unknown key; did you mean 'temperature'\?"):
         load_config(_with(tmp_path, VENUS / "mopd.yaml", "sampling: {k: 1, temprature: 0.7}\n"), MOPDConfig)
-    with pytest.raises(ConfigError, match=r"rl_by_domain.captcha.max_step: unknown key; did you mean 'max_steps'"):
-        load(CONFIGS / "nano.yaml", ("rl_by_domain.captcha.max_step=3",))
+    with pytest.raises(ConfigError, match=r"rl_by_domain.web.max_step: unknown key; did you mean 'max_steps'"):
+        load(CONFIGS / "nano.yaml", ("rl_by_domain.web.max_step=3",))
     with pytest.raises(ConfigError) as refused:
         load(CONFIGS / "sft_tiny.yaml", ("frobnicate=1",))
     assert "frobnicate: unknown key; use one of [" in str(refused.value)
@@ -215,10 +215,10 @@ def test_a_nested_override_is_applied_and_validated() -> None:
         load(path, ("sampling.k=eight",))
     with pytest.raises(ConfigError, match=r"sampling.k must be >= 2"):  # the class's own check, after the types
         load(path, ("sampling.k=1",))
-    recipe = load(CONFIGS / "nano.yaml", ("rl_by_domain.captcha.max_steps=5",))
-    assert recipe.rl_by_domain["captcha"]["max_steps"] == 5
-    with pytest.raises(ConfigError, match=r"nano.yaml: rl_by_domain.captcha.max_steps: Input should be a valid int"):
-        load(CONFIGS / "nano.yaml", ("rl_by_domain.captcha.max_steps=many",))
+    recipe = load(CONFIGS / "nano.yaml", ("rl_by_domain.web.max_steps=5",))
+    assert recipe.rl_by_domain["web"]["max_steps"] == 5
+    with pytest.raises(ConfigError, match=r"nano.yaml: rl_by_domain.web.max_steps: Input should be a valid int"):
+        load(CONFIGS / "nano.yaml", ("rl_by_domain.web.max_steps=many",))
 
 
 @pytest.mark.parametrize(("name", "kind"), [("ddp", "MULTI_GPU"), ("fsdp", "FSDP")])

@@ -21,14 +21,13 @@ from uivenus.train.recipe import (
 
 TINY_RECIPE = {
     "seeds": [0, 1],
-    "mixture": {"grounding": 0.5, "captcha": 0.5},
+    "mixture": {"grounding": 0.5, "web": 0.5},
     "model": {"hidden": 64, "layers": 1, "vision_hidden": 32, "vision_layers": 1, "max_pixels": 128 * 128},
-    "grounding": {"train_screens": 1, "eval_screens": 1, "size": [224, 224], "per_sample": 2},
-    "captcha": {"train": 1, "eval": 1, "families": ["odd_one_out"], "difficulty": "easy"},
+    "grounding": {"train_screens": 2, "eval_screens": 1, "per_sample": 2},
+    "steps": {"train": 4, "eval": 2},
     "sft": {"lr": 0.002, "batch_size": 2, "max_steps": 2, "max_length": 2048, "log_every": 1},
-    "rl": {"lr": 0.0002, "batch_size": 2, "max_steps": 1, "max_length": 2048, "sampling": {"k": 2, "max_new_tokens": 6},
-           "generation_batch": 4},
-    "rl_by_domain": {"captcha": {"max_steps": 2}},
+    "expert": "sft",
+    "expert_sft": {"max_steps": 2, "warmup_steps": 0},
     "mopd": {"lr": 0.0002, "batch_size": 2, "max_steps": 1, "max_length": 2048,
              "sampling": {"k": 1, "max_new_tokens": 6}, "generation_batch": 4},
     "ship_dtype": "float16",
@@ -52,7 +51,7 @@ def test_tiny_recipe_runs_every_stage_per_seed_and_a_rerun_only_reads_back(tmp_p
         assert set(result.scores[name]) == {0, 1}, name
         for seed, row in result.scores[name].items():
             assert 0.0 <= row["grounding_accuracy"] <= 1.0 and row["grounding_n"] == 2, name
-            assert 0.0 <= row["captcha_pass_at_1"] <= 1.0 and row["captcha_n"] == 1, name
+            assert 0.0 <= row["step_accuracy"] <= 1.0 and row["step_n"] == 2, name
             assert (result.checkpoints[name][seed] / "config.json").is_file(), name
             assert str(run / f"seed-{seed}" / name) in str(result.checkpoints[name][seed])
     # mean ± sd over the seeds: the summary is what the per-seed scores say
@@ -70,24 +69,30 @@ def test_tiny_recipe_runs_every_stage_per_seed_and_a_rerun_only_reads_back(tmp_p
     # plain on-policy distillation ran without the action-aware weights: every completion token weighted
     plain = [json.loads(line) for line in (run / "seed-0" / "opd_student" / "metrics.jsonl").open()]
     assert all(r["weighted_tokens"] == 1.0 for r in plain if "weighted_tokens" in r)
-    # the CAPTCHA expert took its own step count; the multi-task baseline trains on for as many steps as
-    # Stages II and III took (1 + 2 + 1)
-    expert = [json.loads(line) for line in (run / "seed-0" / "expert_captcha" / "metrics.jsonl").open()]
-    assert max(r["step"] for r in expert) == 2
-    assert saved["budget_steps"]["stages_2_3"] == 4
+    # each expert is domain SFT on its own domain only; the multi-task baseline trains on for as many steps as the
+    # experts and a student took (2 + 2 + 1)
+    expert = [json.loads(line) for line in (run / "seed-0" / "expert_web" / "metrics.jsonl").open()]
+    assert max(r["step"] for r in expert) == 2 and all(r["nll_action_type"] > 0 for r in expert)
+    grounding = [json.loads(line) for line in (run / "seed-0" / "expert_grounding" / "metrics.jsonl").open()]
+    assert all(r["nll_action_type"] == 0 for r in grounding)  # bare points: no action type in its data
+    assert saved["budget_steps"]["stages_2_3"] == 5
     multitask = [json.loads(line) for line in (run / "seed-1" / "multitask_sft" / "metrics.jsonl").open()]
-    assert max(r["step"] for r in multitask) == 4
+    assert max(r["step"] for r in multitask) == 5
+    # the step evaluation keeps every reply with its verdict
+    replies = [json.loads(line) for line in (run / "eval" / "seed-0" / "expert_web" / "steps" / "replies.jsonl").open()]
+    assert len(replies) == 2 and {r["verdict"] for r in replies} <= {"correct", "param_wrong", "type_wrong",
+                                                                       "unparseable"}
     table = (run / TABLE_FILE).read_text()
     assert all(f"| {name} |" in table for name in MODELS)
-    mopd = result.summary["mopd_student"]["captcha"]
+    mopd = result.summary["mopd_student"]["web"]
     assert f"{mopd['mean']:.3f} ± {mopd['sd']:.3f}" in table
     assert (run / PLOT_FILE).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert all((run / "plots" / f"{name}.png").stat().st_size > 1000
-               for name in ("stage1", "expert_grounding", "expert_captcha", "mopd_student", "opd_student",
+               for name in ("stage1", "expert_grounding", "expert_web", "mopd_student", "opd_student",
                             "multitask_sft"))
     # the experts moved away from Stage I, and the average lies between them
     experts = [load_file(str(result.checkpoints[n][0] / "model.safetensors")) for n in ("expert_grounding",
-                                                                                       "expert_captcha")]
+                                                                                       "expert_web")]
     average = load_file(str(result.checkpoints["weight_average"][0] / "model.safetensors"))
     name = next(k for k in average if "layers.0.mlp" in k)
     assert torch.allclose(average[name], (experts[0][name] + experts[1][name]) / 2, atol=1e-6)
@@ -108,15 +113,15 @@ def test_tiny_recipe_runs_every_stage_per_seed_and_a_rerun_only_reads_back(tmp_p
 
 
 def test_summary_is_mean_and_sample_sd_over_seeds_per_domain_and_the_table_shows_it() -> None:
-    scores = {"stage1": {0: {"grounding_accuracy": 0.5, "captcha_pass_at_1": 0.1}},
-              "mopd_student": {0: {"grounding_accuracy": 0.6, "captcha_pass_at_1": 0.2},
-                               1: {"grounding_accuracy": 0.8, "captcha_pass_at_1": 0.4},
-                               2: {"grounding_accuracy": 0.7, "captcha_pass_at_1": 0.9}}}
+    scores = {"stage1": {0: {"grounding_accuracy": 0.5, "step_accuracy": 0.1}},
+              "mopd_student": {0: {"grounding_accuracy": 0.6, "step_accuracy": 0.2},
+                               1: {"grounding_accuracy": 0.8, "step_accuracy": 0.4},
+                               2: {"grounding_accuracy": 0.7, "step_accuracy": 0.9}}}
     summary = summarise(scores)
     assert summary["stage1"]["grounding"] == {"mean": 0.5, "sd": 0.0, "n": 1}
     mopd = summary["mopd_student"]
     assert mopd["grounding"]["mean"] == pytest.approx(0.7) and mopd["grounding"]["sd"] == pytest.approx(0.1)
-    assert mopd["captcha"]["mean"] == pytest.approx(0.5) and mopd["captcha"]["n"] == 3
+    assert mopd["web"]["mean"] == pytest.approx(0.5) and mopd["web"]["n"] == 3
     assert mopd["mean"]["mean"] == pytest.approx(0.6)  # the seeds' means over domains: 0.4, 0.6, 0.8
     assert mopd["mean"]["sd"] == pytest.approx(0.2)
     table = results_table(summary)
@@ -130,14 +135,18 @@ def test_recipe_config_rejects_stage_keys_the_recipe_sets() -> None:
         from_dict(RecipeConfig, {"sft": {"model": "runs/x", "lr": 1e-3}})
     with pytest.raises(ConfigError, match="unknown key"):
         from_dict(RecipeConfig, {"grounding": {"screens": 3}})
-    with pytest.raises(ConfigError, match=r"rl_by_domain names \['web'\]"):
-        from_dict(RecipeConfig, {"rl_by_domain": {"web": {"max_steps": 3}}})
-    with pytest.raises(ConfigError, match=r"mixture must give every domain \(captcha, grounding\)"):
+    with pytest.raises(ConfigError, match=r"rl_by_domain names \['captcha'\]"):
+        from_dict(RecipeConfig, {"rl_by_domain": {"captcha": {"max_steps": 3}}})
+    with pytest.raises(ConfigError, match=r"mixture must give every domain \(grounding, web\)"):
         from_dict(RecipeConfig, {"mixture": {"grounding": 1.0}})
-    with pytest.raises(ConfigError, match=r"mixture names \['web'\]"):
-        from_dict(RecipeConfig, {"mixture": {"web": 1.0}})
-    with pytest.raises(ConfigError, match=r"rl_by_domain.captcha must not set \['domain'\]"):
-        from_dict(RecipeConfig, {"rl_by_domain": {"captcha": {"domain": "captcha"}}})
+    with pytest.raises(ConfigError, match=r"mixture names \['captcha'\]"):
+        from_dict(RecipeConfig, {"mixture": {"captcha": 1.0}})
+    with pytest.raises(ConfigError, match=r"rl_by_domain.web must not set \['domain'\]"):
+        from_dict(RecipeConfig, {"rl_by_domain": {"web": {"domain": "web"}}})
+    with pytest.raises(ConfigError, match=r"expert_sft must not set \['sources'\]"):
+        from_dict(RecipeConfig, {"expert_sft": {"sources": []}})
+    with pytest.raises(ConfigError, match="expert"):
+        from_dict(RecipeConfig, {"expert": "merge"})
     with pytest.raises(ConfigError, match=r"mopd must not set \['seed'\]"):
         from_dict(RecipeConfig, {"mopd": {"seed": 3}})
     with pytest.raises(ConfigError, match="each once"):

@@ -1,14 +1,17 @@
 """The miniature recipe: the three training stages, end to end on a CPU, on the project's own synthetic data.
 
-A tiny Qwen3-VL is built from its config; Stage I trains it once on grounding and CAPTCHA samples together (its
-checkpoint is reused when the recipe runs again). Then, for every seed: Stage II trains one expert per domain from
-Stage I; Stage III distils both experts into one student from Stage I, action-aware with the teacher hint (MOPD),
-and, as a baseline, plainly (every token weighted 1, no hint); the other baselines are the naive weight average of
-the experts and one multi-task SFT model trained on from Stage I for as many steps as Stages II and III took.
-Every model is scored on held-out generated data with the real harnesses (grounding accuracy, CAPTCHA Pass@1 in
-Chromium); the comparison is each model's mean ± sd over the seeds per domain, as JSON, a markdown table and a
-bar plot with error bars. Every stage resumes from its own checkpoints and every evaluation is kept, so a rerun
-(or a run that stopped) does only what is left. The first seed's MOPD student can be shipped as the `nano` policy.
+A tiny Qwen3-VL is built from its config; Stage I trains it once, briefly, on both domains together (its checkpoint
+is reused when the recipe runs again): grounding by colour and shape (`uivenus.synth.shapes`, a bare point) and
+single sandbox steps (`uivenus.synth.sandbox_steps`, an action type and its parameters). Then, for every seed:
+one expert per domain from Stage I (domain SFT on generator data, or Stage II RL: `expert`); Stage III distils
+both experts into one student from Stage I, action-aware with the teacher hint (MOPD), and, as a baseline, plainly
+(every token weighted 1, no hint); the other baselines are the naive weight average of the experts and one
+multi-task SFT model trained on from Stage I for as many steps as the experts and a student took. Every model is
+scored on held-out generated data (another seed): grounding accuracy with the grounding harness, step accuracy
+(type and parameters right) on the sandbox steps; the comparison is each model's mean ± sd over the seeds per
+domain, as JSON, a markdown table and a bar plot with error bars. Every stage resumes from its own checkpoints
+and every evaluation is kept, so a rerun (or a run that stopped) does only what is left. The first seed's MOPD
+student can be shipped as the `nano` policy.
 
     uivenus train recipe --config configs/nano.yaml [key=value ...]
 """
@@ -19,7 +22,6 @@ import json
 import statistics
 import time
 from collections.abc import Callable, Mapping
-from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -31,20 +33,20 @@ from uivenus.train.rl import RLConfig
 from uivenus.train.samples import Domain
 from uivenus.train.sft import SFTConfig
 
-__all__ = ["CaptchaData", "GroundingData", "RecipeConfig", "RecipeResult", "TinyModelSpec", "results_table",
-           "run_recipe", "ship_checkpoint", "summarise"]
+__all__ = ["RecipeConfig", "RecipeResult", "TinyModelSpec", "results_table",
+           "run_recipe", "ship_checkpoint", "ShapesData", "StepsData", "summarise"]
 
 RESULTS_FILE = "recipe_results.json"
 TABLE_FILE = "recipe_table.md"
 PLOT_FILE = "recipe_scores.png"
 SCORES_FILE = "scores.json"
 #: The models the recipe compares, in table order.
-MODELS = ("stage1", "expert_grounding", "expert_captcha", "mopd_student", "opd_student", "weight_average",
+MODELS = ("stage1", "expert_grounding", "expert_web", "mopd_student", "opd_student", "weight_average",
           "multitask_sft")
-#: The Stage II experts, one per domain of the recipe's data.
-EXPERT_DOMAINS = (Domain.GROUNDING, Domain.CAPTCHA)
+#: The experts, one per domain of the recipe's data (the sandbox steps are web steps).
+EXPERT_DOMAINS = (Domain.GROUNDING, Domain.WEB)
 #: Each domain's held-out score (a key of an evaluation's scores): what the comparison reports.
-DOMAIN_SCORES = {Domain.GROUNDING.value: "grounding_accuracy", Domain.CAPTCHA.value: "captcha_pass_at_1"}
+DOMAIN_SCORES = {Domain.GROUNDING.value: "grounding_accuracy", Domain.WEB.value: "step_accuracy"}
 #: The Stage III students: MOPD as configured, and plain on-policy distillation (every token weighted 1, no hint).
 STUDENTS = {"mopd_student": {}, "opd_student": {"action_aware": False, "hint": False}}
 #: Keys of a stage's settings the recipe sets itself (a config that sets them is rejected, not silently overridden).
@@ -60,62 +62,63 @@ class TinyModelSpec:
     vision_hidden: int = 128
     vision_layers: int = 2
     vocab_size: int = 2000
-    max_pixels: int = 224 * 224
+    max_pixels: int = 128 * 128
     seed: int = 0
 
 
 @dataclass(frozen=True)
-class GroundingData:
-    """Simple synthetic screens (`per_sample` instructions each) for training, and held-out ones from another seed."""
+class ShapesData:
+    """Coloured-shape screens (`uivenus.synth.shapes`, `per_sample` instructions each, `shapes` (min, max) per
+    screen, named by colour and kind or by colour alone) for training, and held-out ones from another seed."""
 
-    train_screens: int = 60
-    eval_screens: int = 20
-    size: tuple[int, int] = (224, 224)
-    per_sample: int = 5
+    train_screens: int = 600
+    eval_screens: int = 60
+    grid: int = 4
+    shapes: tuple[int, int] = (4, 7)
+    per_sample: int = 3
+    name_kind: bool = True
     seed: int = 0
     eval_seed: int = 10_000
 
 
 @dataclass(frozen=True)
-class CaptchaData:
-    """CAPTCHA instances of a few families for training, held-out ones from another seed; `max_steps` replies each."""
+class StepsData:
+    """Sandbox steps (`uivenus.synth.sandbox_steps`) for training, and held-out ones from another seed."""
 
-    train: int = 40
-    eval: int = 12
-    families: tuple[str, ...] = ("odd_one_out", "slider")
-    difficulty: str = "easy"
-    layouts: tuple[str, ...] = ("desktop",)
+    train: int = 1800
+    eval: int = 180
     seed: int = 0
     eval_seed: int = 10_000
-    max_steps: int = 1
 
 
 @dataclass(frozen=True)
 class RecipeConfig:
-    """The whole recipe. `seeds`: Stages II and III and the baselines run once per seed (Stage I once, with
+    """The whole recipe. `seeds`: the experts, Stage III and the baselines run once per seed (Stage I once, with
     `model.seed`). `sft`, `rl` and `mopd` are the stages' own settings (SFTConfig, RLConfig, MOPDConfig
     fields such as lr, batch_size, max_steps, sampling) without the model, data and output paths the recipe sets.
+    `expert` says how an expert is made from Stage I: `sft` (domain SFT on generator data, `expert_sft` over
+    `sft`) or `rl` (Stage II, `rl`); the multi-task baseline trains with the expert SFT settings on the mix.
     `mixture` (optional) gives each domain's share of the mixed stream (Stage I, Stage III, multi-task SFT), e.g.
-    `{grounding: 0.7, captcha: 0.3}`; without it each sample comes once per epoch, so the domain with more
-    samples dominates. `rl_by_domain` overrides `rl` keys for one expert (a shallow merge), since experts differ in cost: a CAPTCHA
-    prompt carries the whole agent prompt, a grounding prompt a few lines. `ship_to` (optional) receives the MOPD
-    student in `ship_dtype`. Evaluation replies are cut at
-    `eval_max_new_tokens` (the targets are a few dozen tokens; an untrained model would ramble to the harness's
-    1,024-token agentic limit)."""
+    `{grounding: 0.5, web: 0.5}`; without it each sample comes once per epoch, so the domain with more samples
+    dominates. `rl_by_domain` overrides `rl` keys for one expert (a shallow
+    merge). `ship_to` (optional) receives the MOPD student in `ship_dtype`. Evaluation replies are cut at
+    `eval_max_new_tokens` (the targets are a few tokens; an untrained model would ramble)."""
 
     out_dir: Path = Path("runs/nano")
     seeds: tuple[int, ...] = (0, 1, 2)
     model: TinyModelSpec = TinyModelSpec()
-    grounding: GroundingData = GroundingData()
-    captcha: CaptchaData = CaptchaData()
+    grounding: ShapesData = ShapesData()
+    steps: StepsData = StepsData()
     sft: Mapping[str, Any] = field(default_factory=dict)
+    expert: Literal["sft", "rl"] = "sft"
+    expert_sft: Mapping[str, Any] = field(default_factory=dict)
     rl: Mapping[str, Any] = field(default_factory=dict)
     rl_by_domain: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     mixture: Mapping[str, float] = field(default_factory=dict)
     mopd: Mapping[str, Any] = field(default_factory=dict)
     ship_to: Path | None = None
     ship_dtype: Literal["float32", "bfloat16", "float16"] = "float16"
-    eval_max_new_tokens: int = 64
+    eval_max_new_tokens: int = 24
     progress: bool = True
 
     def __post_init__(self) -> None:
@@ -130,7 +133,8 @@ class RecipeConfig:
         if self.mixture and (set(self.mixture) != domains or min(self.mixture.values()) <= 0):
             raise ConfigError(f"mixture must give every domain ({', '.join(sorted(domains))}) a positive share, "
                               f"got {dict(self.mixture)}")
-        stages = {"sft": (SFTConfig, self.sft), "rl": (RLConfig, self.rl), "mopd": (MOPDConfig, self.mopd),
+        stages = {"sft": (SFTConfig, self.sft), "expert_sft": (SFTConfig, {**self.sft, **self.expert_sft}),
+                  "rl": (RLConfig, self.rl), "mopd": (MOPDConfig, self.mopd),
                   **{f"rl_by_domain.{d}": (RLConfig, settings) for d, settings in self.rl_by_domain.items()}}
         for stage, (cls, settings) in stages.items():
             taken = sorted(set(settings) & set(_RECIPE_KEYS))
@@ -155,53 +159,33 @@ class RecipeResult:
 
 # --- data -----------------------------------------------------------------------------------------
 
-def _grounding(spec: GroundingData, out: Path, train: bool) -> Path:
-    from uivenus.synth.grounding import generate_grounding
+def _shapes(spec: ShapesData, out: Path, train: bool) -> Path:
+    from uivenus.synth.shapes import generate_shapes
 
     annotations = out / "annotations.json"
     if not annotations.is_file():
-        generate_grounding(spec.train_screens if train else spec.eval_screens, out,
-                           seed=spec.seed if train else spec.eval_seed, sizes=[spec.size], simple=True,
-                           per_sample=spec.per_sample, progress=False)
+        generate_shapes(spec.train_screens if train else spec.eval_screens, out,
+                        seed=spec.seed if train else spec.eval_seed, grid=spec.grid, shapes=spec.shapes,
+                        per_sample=spec.per_sample, name_kind=spec.name_kind)
     return annotations
 
 
-def _captchas(spec: CaptchaData, out: Path, train: bool) -> Path:
-    from uivenus.synth.captcha import INDEX_FILE, generate_captchas
+def _steps(spec: StepsData, out: Path, train: bool) -> Path:
+    from uivenus.synth.sandbox_steps import STEPS_FILE, generate_steps
 
-    if not (out / INDEX_FILE).is_file():
-        generate_captchas(spec.train if train else spec.eval, out, seed=spec.seed if train else spec.eval_seed,
-                          families=spec.families, difficulty=spec.difficulty, layouts=spec.layouts)
-    return out
+    if not (out / STEPS_FILE).is_file():
+        generate_steps(spec.train if train else spec.eval, out, seed=spec.seed if train else spec.eval_seed)
+    return out / STEPS_FILE
 
 
 def _data(config: RecipeConfig) -> dict[str, Path]:
     root = config.out_dir / "data"
     return {
-        "grounding_train": _grounding(config.grounding, root / "grounding_train", train=True),
-        "grounding_eval": _grounding(config.grounding, root / "grounding_eval", train=False),
-        "captcha_train": _captchas(config.captcha, root / "captcha_train", train=True),
-        "captcha_eval": _captchas(config.captcha, root / "captcha_eval", train=False),
+        "grounding_train": _shapes(config.grounding, root / "grounding_train", train=True),
+        "grounding_eval": _shapes(config.grounding, root / "grounding_eval", train=False),
+        "steps_train": _steps(config.steps, root / "steps_train", train=True),
+        "steps_eval": _steps(config.steps, root / "steps_eval", train=False),
     }
-
-
-def _has_screens(captcha_dir: Path) -> bool:
-    """Every instance's first screen is already captured (a rerun of the recipe reuses them)."""
-    from uivenus.synth.captcha import SCREENS_DIR, load_captchas
-
-    return all((captcha_dir / SCREENS_DIR / f"{i.id}.png").is_file() for i in load_captchas(captcha_dir))
-
-
-def _browsers(stack: ExitStack, captcha_dir: Path) -> dict[str, Any]:
-    """One browser per layout, shared by the screen capture and every CAPTCHA evaluation."""
-    from uivenus.envs.browser import BrowserEnv
-    from uivenus.synth.captcha import browser_config, load_captchas
-
-    envs: dict[str, Any] = {}
-    for instance in load_captchas(captcha_dir):
-        if instance.layout not in envs:
-            envs[instance.layout] = stack.enter_context(BrowserEnv(browser_config(instance)))
-    return envs
 
 
 # --- stages ---
@@ -260,11 +244,33 @@ class _CappedPolicy:
         self.policy.close()
 
 
-def _evaluate(name: str, checkpoint: Path, data: Mapping[str, Path], config: RecipeConfig, out: Path,
-              envs: Mapping[str, Any]) -> dict[str, float]:
+def _step_accuracy(policy: Any, steps: Path, out: Path, batch_size: int = 16) -> dict[str, float]:
+    """The share of held-out sandbox steps whose greedy reply has the reference's type and every parameter right
+    (a point inside the target button, the exact word and direction); each reply and its verdict go to
+    `out/replies.jsonl`."""
+    from uivenus.agent.policies.base import Mode, PolicyRequest
+    from uivenus.train.losses import ActionCorrectness
+    from uivenus.train.mopd import action_correctness
+    from uivenus.train.sources.datasets import step_samples
+
+    samples = list(step_samples(steps))
+    verdicts = []
+    for start in range(0, len(samples), batch_size):
+        chunk = samples[start:start + batch_size]
+        replies = policy.act_batch([PolicyRequest(messages=s.messages, mode=Mode.GROUNDING) for s in chunk])
+        verdicts += [(s, r.text, action_correctness(r.text, s.reference)) for s, r in zip(chunk, replies, strict=True)]
+    out.mkdir(parents=True, exist_ok=True)
+    write_text(out / "replies.jsonl", "".join(json.dumps({"id": s.id, "kind": s.meta["kind"], "target": s.target,
+                                                          "reply": text, "verdict": v.value}) + "\n"
+                                              for s, text, v in verdicts))
+    right = sum(v is ActionCorrectness.CORRECT for _, _, v in verdicts)
+    return {"accuracy": right / len(verdicts) if verdicts else 0.0, "n": len(verdicts)}
+
+
+def _evaluate(name: str, checkpoint: Path, data: Mapping[str, Path], config: RecipeConfig,
+              out: Path) -> dict[str, float]:
     """The model's held-out scores, kept in `out/scores.json` (a rerun reads them instead of evaluating again)."""
     from uivenus.agent.policies.transformers_local import HFOptions, TransformersPolicy
-    from uivenus.evals.captcha import evaluate_captchas
     from uivenus.evals.grounding import evaluate_grounding
     from uivenus.evals.grounding_data import load_grounding
 
@@ -276,12 +282,11 @@ def _evaluate(name: str, checkpoint: Path, data: Mapping[str, Path], config: Rec
     try:
         grounding = evaluate_grounding(load_grounding(data["grounding_eval"]), policy, out / "grounding",
                                        batch_size=16, progress=config.progress)
-        captcha = evaluate_captchas(data["captcha_eval"], policy, out / "captcha",
-                                    max_steps=config.captcha.max_steps, progress=config.progress, envs=envs)
+        steps = _step_accuracy(policy, data["steps_eval"], out / "steps")
     finally:
         policy.close()
     scores = {"grounding_accuracy": grounding["accuracy"], "grounding_n": grounding["n"],
-              "captcha_pass_at_1": captcha["pass_at_1"], "captcha_n": captcha["n"]}
+              "step_accuracy": steps["accuracy"], "step_n": steps["n"]}
     write_text(kept, json.dumps(scores) + "\n")
     return scores
 
@@ -351,13 +356,36 @@ def _plot(summary: Mapping[str, Mapping[str, Mapping[str, float]]], out: Path) -
 
 # --- the run --------------------------------------------------------------------------------------
 
+def _expert_sft(config: RecipeConfig, domain: Domain, stage1: Path, source: Mapping[str, Any], out: Path,
+                seed: int) -> tuple[Callable[[], Path], int]:
+    from uivenus.train.sft import train_sft
+
+    sft = _stage(SFTConfig, {**config.sft, **config.expert_sft}, f"expert_sft ({domain.value})", model=str(stage1),
+                 out_dir=str(out), sources=[{k: v for k, v in source.items() if k != "weight"}], seed=seed,
+                 progress=config.progress)
+    return lambda: train_sft(sft), sft.max_steps or 0
+
+
+def _expert_rl(config: RecipeConfig, domain: Domain, stage1: Path, source: Mapping[str, Any], out: Path,
+               seed: int) -> tuple[Callable[[], Path], int]:
+    from uivenus.train.rl import train_rl
+
+    settings = {**config.rl, **config.rl_by_domain.get(domain.value, {})}
+    rl = _stage(RLConfig, settings, f"rl ({domain.value})", model=str(stage1), out_dir=str(out),
+                sources=[source], domain=domain.value, seed=seed, progress=config.progress)
+    return lambda: train_rl(rl), rl.max_steps or 0
+
+
+#: How an expert is made from Stage I (`RecipeConfig.expert`): the run to call and its optimizer steps.
+EXPERT_STAGES: Mapping[str, Callable[..., tuple[Callable[[], Path], int]]] = {"sft": _expert_sft, "rl": _expert_rl}
+
+
 def _seed_models(config: RecipeConfig, seed: int, stage1: Path, sources: Mapping[Domain, Mapping[str, Any]],
                  seconds: dict[str, float], log: Callable[[str], None]) -> tuple[dict[str, Path], int]:
-    """Stages II and III and the baselines from Stage I under one seed; returns the checkpoints and the steps that
-    Stages II and III took (the multi-task baseline's budget)."""
+    """The experts, Stage III and the baselines from Stage I under one seed; returns the checkpoints and the
+    multi-task baseline's budget: as many steps as the experts and one student took."""
     from uivenus.train.merge import average_checkpoints
     from uivenus.train.mopd import train_mopd
-    from uivenus.train.rl import train_rl
     from uivenus.train.sft import train_sft
 
     out = config.out_dir / f"seed-{seed}"
@@ -366,12 +394,10 @@ def _seed_models(config: RecipeConfig, seed: int, stage1: Path, sources: Mapping
     budget = 0
     for domain in EXPERT_DOMAINS:
         name = f"expert_{domain.value}"
-        log(f"seed {seed}, Stage II: RL expert for {domain.value}")
-        settings = {**config.rl, **config.rl_by_domain.get(domain.value, {})}
-        rl = _stage(RLConfig, settings, f"rl ({domain.value})", model=str(stage1), out_dir=str(out / name),
-                    sources=[sources[domain]], domain=domain.value, seed=seed, progress=config.progress)
-        ckpt[name] = _timed(seconds, f"seed-{seed}/{name}", lambda rl=rl: train_rl(rl))
-        budget += rl.max_steps or 0
+        log(f"seed {seed}: {config.expert} expert for {domain.value}")
+        train, steps = EXPERT_STAGES[config.expert](config, domain, stage1, sources[domain], out / name, seed)
+        ckpt[name] = _timed(seconds, f"seed-{seed}/{name}", train)
+        budget += steps
     teachers = {d.value: str(ckpt[f"expert_{d.value}"]) for d in EXPERT_DOMAINS}
     for name, variant in STUDENTS.items():
         log(f"seed {seed}, Stage III: {name} distilled from both experts")
@@ -382,8 +408,9 @@ def _seed_models(config: RecipeConfig, seed: int, stage1: Path, sources: Mapping
     log(f"seed {seed}, baselines: weight average of the experts; multi-task SFT for {budget} steps")
     ckpt["weight_average"] = _timed(seconds, f"seed-{seed}/weight_average", lambda: average_checkpoints(
         [ckpt[f"expert_{d.value}"] for d in EXPERT_DOMAINS], out / "weight_average"))
-    multitask = _stage(SFTConfig, {**config.sft, "max_steps": budget, "warmup_steps": 0}, "sft", model=str(stage1),
-                       out_dir=str(out / "multitask_sft"), sources=mix, seed=seed, progress=config.progress)
+    multitask = _stage(SFTConfig, {**config.sft, **config.expert_sft, "max_steps": budget}, "sft",
+                       model=str(stage1), out_dir=str(out / "multitask_sft"), sources=mix, seed=seed,
+                       progress=config.progress)
     ckpt["multitask_sft"] = _timed(seconds, f"seed-{seed}/multitask_sft", lambda: train_sft(multitask))
     return ckpt, budget
 
@@ -391,7 +418,6 @@ def _seed_models(config: RecipeConfig, seed: int, stage1: Path, sources: Mapping
 def run_recipe(config: RecipeConfig, *, log: Callable[[str], None] = print) -> RecipeResult:
     """Run Stage I once, then every seed's stages, baselines and evaluations; write `recipe_results.json`, the
     table, the comparison plot and the first seed's training curves."""
-    from uivenus.synth.captcha import capture_captcha_screens
     from uivenus.train.plots import plot_metrics
     from uivenus.train.sft import train_sft
     from uivenus.train.tiny import build_tiny_qwen3_vl
@@ -402,41 +428,37 @@ def run_recipe(config: RecipeConfig, *, log: Callable[[str], None] = print) -> R
     seconds: dict[str, float] = {}
     ckpt: dict[str, dict[int, Path]] = {name: {} for name in MODELS}
     scores: dict[str, dict[int, dict[str, float]]] = {name: {} for name in MODELS}
-    with ExitStack() as stack:
-        paths = _timed(seconds, "data", lambda: _data(config))
-        envs = _browsers(stack, paths["captcha_train"])
-        if not _has_screens(paths["captcha_train"]):
-            _timed(seconds, "captcha_screens", lambda: capture_captcha_screens(paths["captcha_train"], envs=envs))
-        sources = {Domain.GROUNDING: {"kind": "grounding", "annotations": str(paths["grounding_train"]),
-                                      "frame_kind": "rel"},
-                   Domain.CAPTCHA: {"kind": "captcha", "data_dir": str(paths["captcha_train"])}}
-        sources = {d: {**source, "weight": config.mixture[d.value]} if config.mixture else source
-                   for d, source in sources.items()}
-        spec = config.model
-        base = out / "base"
-        if not (base / "config.json").is_file():
-            _timed(seconds, "build", lambda: build_tiny_qwen3_vl(
-                base, hidden=spec.hidden, layers=spec.layers, vision_hidden=spec.vision_hidden,
-                vision_layers=spec.vision_layers, vocab_size=spec.vocab_size, max_pixels=spec.max_pixels,
-                seed=spec.seed))
+    paths = _timed(seconds, "data", lambda: _data(config))
+    sources = {Domain.GROUNDING: {"kind": "grounding", "annotations": str(paths["grounding_train"]),
+                                  "frame_kind": "rel"},
+               Domain.WEB: {"kind": "steps", "steps": str(paths["steps_train"])}}
+    sources = {d: {**source, "weight": config.mixture[d.value]} if config.mixture else source
+               for d, source in sources.items()}
+    spec = config.model
+    base = out / "base"
+    if not (base / "config.json").is_file():
+        _timed(seconds, "build", lambda: build_tiny_qwen3_vl(
+            base, hidden=spec.hidden, layers=spec.layers, vision_hidden=spec.vision_hidden,
+            vision_layers=spec.vision_layers, vocab_size=spec.vocab_size, max_pixels=spec.max_pixels,
+            seed=spec.seed))
 
-        log("Stage I: SFT on the grounding + CAPTCHA mix (once; reused by every seed and every rerun)")
-        sft = _stage(SFTConfig, config.sft, "sft", model=str(base), out_dir=str(out / "stage1"),
-                     sources=list(sources.values()), seed=spec.seed, progress=config.progress)
-        stage1 = _timed(seconds, "stage1", lambda: train_sft(sft))
-        log("Evaluating stage1 on held-out grounding and CAPTCHAs")
-        stage1_scores = _timed(seconds, "eval_stage1", lambda: _evaluate(
-            "stage1", stage1, paths, config, out / "eval" / "stage1", envs))
-        ckpt["stage1"][spec.seed], scores["stage1"][spec.seed] = stage1, stage1_scores
-        budget = 0
-        for seed in config.seeds:
-            models, budget = _seed_models(config, seed, stage1, sources, seconds, log)
-            for name, path in models.items():
-                ckpt[name][seed] = path
-                log(f"seed {seed}: evaluating {name} on held-out grounding and CAPTCHAs")
-                where = out / "eval" / f"seed-{seed}" / name
-                scores[name][seed] = _timed(seconds, f"seed-{seed}/eval_{name}", lambda n=name, p=path, w=where:
-                                            _evaluate(n, p, paths, config, w, envs))
+    log("Stage I: SFT on the mix of both domains (once; reused by every seed and every rerun)")
+    sft = _stage(SFTConfig, config.sft, "sft", model=str(base), out_dir=str(out / "stage1"),
+                 sources=list(sources.values()), seed=spec.seed, progress=config.progress)
+    stage1 = _timed(seconds, "stage1", lambda: train_sft(sft))
+    log("Evaluating stage1 on held-out shapes and sandbox steps")
+    stage1_scores = _timed(seconds, "eval_stage1", lambda: _evaluate(
+        "stage1", stage1, paths, config, out / "eval" / "stage1"))
+    ckpt["stage1"][spec.seed], scores["stage1"][spec.seed] = stage1, stage1_scores
+    budget = 0
+    for seed in config.seeds:
+        models, budget = _seed_models(config, seed, stage1, sources, seconds, log)
+        for name, path in models.items():
+            ckpt[name][seed] = path
+            log(f"seed {seed}: evaluating {name} on held-out shapes and sandbox steps")
+            where = out / "eval" / f"seed-{seed}" / name
+            scores[name][seed] = _timed(seconds, f"seed-{seed}/eval_{name}", lambda n=name, p=path, w=where:
+                                        _evaluate(n, p, paths, config, w))
     first = config.seeds[0]
     for name in MODELS:  # the first seed's curves (the other seeds' metrics.jsonl are beside their checkpoints)
         if name != "weight_average":

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from uivenus.train.config import ConfigError, call_with_options
 from uivenus.train.samples import Samples
-from uivenus.train.sources.datasets import captcha_samples, converted_samples, grounding_samples
+from uivenus.train.sources.datasets import captcha_samples, converted_samples, grounding_samples, step_samples
 from uivenus.train.sources.trajectories import parquet_samples, trajectory_samples
 
 if TYPE_CHECKING:
@@ -33,6 +33,7 @@ SOURCES: dict[str, Callable[..., Samples]] = {
     "grounding": grounding_samples,
     "captcha": captcha_samples,
     "converted": converted_samples,
+    "steps": step_samples,
 }
 
 

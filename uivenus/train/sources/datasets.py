@@ -19,7 +19,7 @@ from PIL import Image
 
 from uivenus.actions.convert import ConvertError, get_converter
 from uivenus.actions.coords import QWEN2_FACTOR, CoordinateError, Frame, frame_from_options
-from uivenus.actions.grammar import format_response
+from uivenus.actions.grammar import ParseError, format_response, parse_response
 from uivenus.actions.grounding import format_grounding
 from uivenus.actions.space import Action, Click, Platform, check_platform
 from uivenus.actions.values import ActionError
@@ -29,7 +29,7 @@ from uivenus.train.samples import ChatSample, DataError, Domain, SampleRef, Samp
 from uivenus.train.sources.references import reference_for, single_action
 from uivenus.verify.rewards import ReferenceAction
 
-__all__ = ["BOX_FORMATS", "captcha_samples", "converted_samples", "grounding_samples"]
+__all__ = ["BOX_FORMATS", "SANDBOX_PROMPT", "captcha_samples", "converted_samples", "grounding_samples", "step_samples"]
 
 log = logging.getLogger(__name__)
 
@@ -167,6 +167,45 @@ def captcha_samples(data_dir: Path, screens: Path | None = None) -> Samples:
 
     return Samples(f"captcha:{data_dir}", refs)
 
+
+
+# --- sandbox steps -------------------------------------------------------------------------------
+
+#: The sandbox steps' system prompt: short, because a tiny model on a CPU pays for every prompt token, and
+#: naming exactly the actions the generator asks for.
+SANDBOX_PROMPT = ("You operate a web page shown in the screenshot. Answer with one action in <action></action>: "
+                  "Click(point=(x, y)) with x and y from 0 to 999, Type(content='...'), "
+                  "Scroll(direction='up' or 'down'), PressEnter() or PressBack().")
+
+
+def _step_sample(record: Mapping[str, Any], image_path: Path, where: str) -> ChatSample:
+    try:
+        action = parse_response(record["action"]).action
+        radius = tuple(float(r) for r in record.get("radius", (0.0, 0.0)))
+    except (ParseError, ActionError, TypeError, ValueError) as exc:
+        raise DataError(f"{where}: unreadable action or radius ({exc})") from None
+    screenshot = _load_rgb(image_path)
+    frame = Frame.relative(*screenshot.size)
+    messages = build_messages(SANDBOX_PROMPT, str(record["instruction"]), [], screenshot, frame=frame)
+    return ChatSample(messages=messages, target=format_response([frame.action_to_model(action)]), domain=Domain.WEB,
+                      reference=reference_for(action, frame, radius), thinking=False,  # type: ignore[arg-type]
+                      meta={"id": str(record.get("id", where)), "source": "steps", "kind": record.get("kind", "")})
+
+
+def step_samples(steps: Path) -> Samples:
+    """Sandbox steps (`uivenus.synth.sandbox_steps`: `steps.json`, the action in screen pixels and the target's
+    half-size as `radius`) as web samples with their reference action, in the relative frame, no thinking."""
+    steps = Path(steps)
+    records = _read_records(steps)
+
+    def refs() -> Iterator[SampleRef]:
+        for number, record in enumerate(records):
+            where = f"{steps} record {number}"
+            if not isinstance(record, Mapping) or not {"image", "instruction", "action"} <= set(record):
+                raise DataError(f"{where} needs image, instruction and action")
+            yield functools.partial(_step_sample, record, steps.parent / record["image"], where)
+
+    return Samples(f"steps:{steps}", refs)
 
 
 # --- foreign actions ----------------------------------------------------------------------------
