@@ -267,6 +267,16 @@ def test_type_unicode_and_newlines(env_name: str, request: pytest.FixtureRequest
     assert any(e["key"] == "Enter" for e in events(env, "keydown", "area"))
 
 
+def test_a_still_screen_with_a_focused_field_captures_the_same_every_time(web: BrowserEnv) -> None:
+    """Chromium blinks the caret (every 500 ms): shown, captures of a screen where nothing happened would differ."""
+    web.step(Click(point=at(web, "#field")))
+    captures = []
+    for _ in range(4):
+        captures.append(web.observe().png)
+        time.sleep(0.3)
+    assert all(png == captures[0] for png in captures)
+
+
 def test_hotkeys(web: BrowserEnv) -> None:
     web.step(Click(point=at(web, "#field")))
     web.step(Type(content="hello"))

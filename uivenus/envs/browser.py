@@ -66,6 +66,7 @@ _SLACK_S = 1.0
 
 _JS_READ_PAGE = page_script("uivenus.envs", "read_page.js")
 _JS_WATCH_TABS = page_script("uivenus.envs", "watch_tabs.js")
+_JS_HIDE_CARET = page_script("uivenus.envs", "hide_caret.js")
 _JS_SETTLE = page_script("uivenus.envs", "settle.js")
 _JS_HAS_APP = page_script("uivenus.envs", "has_app.js")
 _JS_SETUP = page_script("uivenus.envs", "setup.js")
@@ -332,6 +333,7 @@ class BrowserEnv(PageActions, EnvBase):
         context.set_default_timeout(cfg.action_timeout_s * 1000)
         context.set_default_navigation_timeout(cfg.navigation_timeout_s * 1000)
         context.add_init_script(_JS_WATCH_TABS.source)
+        context.add_init_script(_JS_HIDE_CARET.source)
         task_hosts = task.setup.get(TASK_HOSTS)
         if task_hosts is not None:
             context.route("**/*", self._keep_to(cfg.hosts.narrowed(tuple(task_hosts)), task.url))
@@ -439,7 +441,7 @@ class BrowserEnv(PageActions, EnvBase):
     def _screenshot(self, session: Session) -> bytes:
         """The viewport as PNG, in one DevTools call: Playwright's `page.screenshot` adds four round trips to the
         page around the same call (hide the caret, wait for fonts, read the layout, restore), a third of a click
-        step. The caret stays as the page draws it (the agent sees where typing goes); fonts are waited for by the
+        step. The caret is hidden once per document (`hide_caret.js`: it blinks); fonts are waited for by the
         settle check. Chromium captures the emulated viewport in CSS pixels (`_capture` resizes if it ever did not).
         """
         return base64.b64decode(session.cdp.send("Page.captureScreenshot", {"format": "png"})["data"])
