@@ -20,8 +20,8 @@ from typing import Any
 from uivenus.envs.elements import UIElement
 from uivenus.tasks.catalog import CatalogError, CatalogFile, Param, plain_record
 
-__all__ = ["SCHEMA", "AppExploration", "AppFunction", "Effect", "ExploredState", "Failure", "FailureKind",
-           "FileChange", "Gesture", "GestureKind", "Locator", "RealCatalog", "TreeDiff", "WidgetKind"]
+__all__ = ["SAVE", "SCHEMA", "AppExploration", "AppFunction", "Effect", "ExploredState", "Failure", "FailureKind",
+           "FileChange", "Gesture", "GestureKind", "Locator", "RealCatalog", "TreeDiff", "WidgetKind", "document_steps"]
 
 SCHEMA = "uivenus.app-catalog/1"
 
@@ -99,6 +99,11 @@ class Gesture:
     def from_dict(cls, data: Mapping[str, Any]) -> Gesture:
         target = data.get("target")
         return cls(data["kind"], Locator(**{"name": "", **target}) if target else None, data.get("text", ""))
+
+
+#: The gesture that saves an editor's opened document in place (no file chooser): the last one of a function that
+#: edits and saves it.
+SAVE = Gesture(GestureKind.KEY, text="ctrl+s")
 
 
 @dataclass(frozen=True)
@@ -258,6 +263,13 @@ class AppFunction:
                    Effect.from_dict(effect) if effect is not None else None, data.get("description", ""))
 
 
+def document_steps(documents: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
+    """OSWorld config steps that write each document (path under /home/user, text) before the app starts: argv
+    form, the text passed as an argument, never put into the shell's script."""
+    return [{"type": "execute", "parameters": {"command": ["sh", "-c", 'printf "%s" "$1" > "$2"', "sh", text,
+                                                          f"/home/user/{path}"]}} for path, text in documents]
+
+
 @dataclass(frozen=True)
 class AppExploration:
     """Everything the explorer found in one app, and within which bounds."""
@@ -273,9 +285,13 @@ class AppExploration:
     time_limit_s: float = 0.0
     elapsed_s: float = 0.0
     complete: bool = False  # every reachable state within max_depth was expanded before the time ran out
+    #: Documents made in the task root before the app starts (path under /home/user, text): an editor opened on
+    #: one saves with ctrl+s, no file chooser, so its edits become a file a later app can use.
+    documents: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "launch", tuple(self.launch))
+        object.__setattr__(self, "documents", tuple((str(p), str(t)) for p, t in self.documents))
         object.__setattr__(self, "states", MappingProxyType(dict(sorted(self.states.items()))))
         object.__setattr__(self, "functions", MappingProxyType(dict(sorted(self.functions.items()))))
         object.__setattr__(self, "failures", tuple(self.failures))
@@ -291,7 +307,8 @@ class AppExploration:
                 "elapsed_s": self.elapsed_s, "complete": self.complete,
                 "states": {sid: s.to_dict() for sid, s in self.states.items()},
                 "functions": {name: fn.to_dict() for name, fn in self.functions.items()},
-                "failures": [f.to_dict() for f in self.failures]}
+                "failures": [f.to_dict() for f in self.failures],
+                **({"documents": [list(d) for d in self.documents]} if self.documents else {})}
 
     @classmethod
     def from_dict(cls, app: str, data: Mapping[str, Any]) -> AppExploration:
@@ -300,7 +317,8 @@ class AppExploration:
                    {name: AppFunction.from_dict(name, f) for name, f in (data.get("functions") or {}).items()},
                    tuple(Failure.from_dict(f) for f in data.get("failures", ())), data.get("start"),
                    int(data.get("max_depth", 0)), float(data.get("time_limit_s", 0.0)),
-                   float(data.get("elapsed_s", 0.0)), bool(data.get("complete", False)))
+                   float(data.get("elapsed_s", 0.0)), bool(data.get("complete", False)),
+                   tuple(tuple(d) for d in data.get("documents", ())))
 
 
 class RealCatalog(CatalogFile):

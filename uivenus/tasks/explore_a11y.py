@@ -25,7 +25,7 @@ from uivenus.envs.base import EnvError
 from uivenus.envs.elements import UIElement, tree_hash
 from uivenus.envs.osworld.a11y_reader import A11yTimeout
 from uivenus.tasks.app_catalog import (
-    AppExploration, AppFunction, Effect, ExploredState, Failure, FailureKind, FileChange, Gesture, GestureKind,
+    SAVE, AppExploration, AppFunction, Effect, ExploredState, Failure, FailureKind, FileChange, Gesture, GestureKind,
     Locator, TreeDiff, WidgetKind,
 )
 from uivenus.tasks.catalog import ENUM, Param
@@ -193,7 +193,8 @@ class _Explorer:
                 break
         return AppExploration(self.app, self.surface.platform, self.surface.launch, self.states, self.functions,
                               tuple(self.failures), start, self.limits.max_depth, self.limits.time_s,
-                              self.clock() - started, complete=start is not None and not truncated and not queue)
+                              self.clock() - started, complete=start is not None and not truncated and not queue,
+                              documents=self.surface.documents)
 
     def begin(self) -> str | None:
         """Start the app; the start state's id, or None (recorded) when there is nothing to explore."""
@@ -342,7 +343,11 @@ class _Explorer:
         choice), with its parameter; None for a field that takes no value (or a choice with one option)."""
         locate = Locator.of(field, elements)
         if kind is WidgetKind.TEXT:
-            return (Gesture(GestureKind.TYPE, locate, self.limits.sample_text),), (text_param(name, field, where),)
+            param = text_param(name, field, where)
+            typed = Gesture(GestureKind.TYPE, locate, self.limits.sample_text)
+            if self.surface.documents and "multi line" in field.states:  # an opened document: edited, then saved
+                return (typed, SAVE), (param,)
+            return (typed,), (param,)
         if kind is WidgetKind.NUMBER:
             param = number_param(name, field, where)
             middle = (param.low + param.high) // 2  # type: ignore[operator]  # number_param always sets both
@@ -394,7 +399,8 @@ class _Explorer:
     def record(self, state: ExploredState, kind: WidgetKind, widget: UIElement, gestures: tuple[Gesture, ...],
                params: tuple[Param, ...], effect: Effect) -> None:
         context = [g.target.name for g in state.route if g.kind is GestureKind.CLICK and g.target is not None]
-        own = next(n for n in (_snake(widget.name), _snake(widget.value), _snake(widget.role), kind.value) if n)
+        named = ("edit_and_save_document",) if SAVE in gestures else ()  # not the document's text, which it sets
+        own = next(n for n in (*named, _snake(widget.name), _snake(widget.value), _snake(widget.role), kind.value) if n)
         base = _snake("_".join([*context, own])) or own
         name, n = base, 1
         while name in self.functions:

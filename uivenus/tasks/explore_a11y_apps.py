@@ -24,7 +24,7 @@ from uivenus.envs.osworld.session import free_port
 from uivenus.envs.x11 import stop
 from uivenus.tasks.explore_a11y_surfaces import DesktopSurface, Surface, WebSurface
 
-__all__ = ["DESKTOP_APPS", "WEB_APPS", "app_surface"]
+__all__ = ["DESKTOP_APPS", "DOCUMENTS", "WEB_APPS", "app_surface"]
 
 #: Desktop apps by name -> the argv that starts them in the task root.
 DESKTOP_APPS: Mapping[str, tuple[str, ...]] = {
@@ -33,7 +33,11 @@ DESKTOP_APPS: Mapping[str, tuple[str, ...]] = {
     "mousepad": ("mousepad",),
     "pcmanfm": ("pcmanfm", "/home/user"),
     "xterm": ("xterm",),  # no accessibility tree at all: the explorer records it as such
+    "notes": ("mousepad", "/home/user/notes.txt"),  # the editor on a document of its own (see DOCUMENTS)
 }
+#: Documents made in an app's task root before it starts (path under /home/user, text): the editor saves its
+#: edits with ctrl+s, no file chooser, so exploring it finds a function that writes a user file.
+DOCUMENTS: Mapping[str, tuple[tuple[str, str], ...]] = {"notes": (("notes.txt", "Meeting notes\n"),)}
 
 _ROWS = [("Dune", "Frank Herbert", 1965, "science fiction"), ("Emma", "Jane Austen", 1815, "novel"),
          ("Ulysses", "James Joyce", 1922, "novel"), ("Neuromancer", "William Gibson", 1984, "science fiction"),
@@ -98,7 +102,7 @@ def app_surface(name: str) -> Iterator[Surface]:
         if shutil.which(argv[0]) is None:
             known = ", ".join(sorted({*DESKTOP_APPS, *WEB_APPS}))
             raise SetupError(f"no app {name!r}: {argv[0]} is not on PATH; known apps: {known}, or an http(s) URL")
-        surface = DesktopSurface(argv)
+        surface = DesktopSurface(argv, documents=DOCUMENTS.get(name, ()))
     try:
         yield surface
     finally:

@@ -22,7 +22,7 @@ from uivenus.envs.desktop import DesktopConfig, DesktopEnv
 from uivenus.envs.desktop_look import DesktopLook
 from uivenus.envs.elements import UIElement
 from uivenus.records import TaskSpec
-from uivenus.tasks.app_catalog import Gesture, GestureKind
+from uivenus.tasks.app_catalog import Gesture, GestureKind, document_steps
 
 __all__ = ["OPTION_ROLES", "DesktopSurface", "GestureFailed", "Surface", "WebSurface"]
 
@@ -41,6 +41,7 @@ class Surface(Protocol):
 
     platform: str
     launch: tuple[str, ...]
+    documents: tuple[tuple[str, str], ...]  # made before the app starts (path under /home/user, text)
 
     def start(self) -> None: ...
 
@@ -73,15 +74,18 @@ class DesktopSurface:
 
     platform = "desktop"
 
-    def __init__(self, argv: Sequence[str], *, env: DesktopEnv | None = None, settle_s: float = 1.5) -> None:
+    def __init__(self, argv: Sequence[str], *, env: DesktopEnv | None = None, settle_s: float = 1.5,
+                 documents: Sequence[tuple[str, str]] = ()) -> None:
         self.launch = tuple(argv)
+        self.documents = tuple(documents)
         self.settle_s = settle_s
         self._own = env is None
         self.env = env or DesktopEnv(DesktopConfig(look=DesktopLook(icons=False)))  # icons: pcmanfm on the bus
 
     def _task(self) -> TaskSpec:
         original = {"id": "explore", "instruction": "explore", "related_apps": [], "evaluator": {"func": "infeasible"},
-                    "config": [{"type": "launch", "parameters": {"command": list(self.launch)}},
+                    "config": [*document_steps(self.documents),
+                               {"type": "launch", "parameters": {"command": list(self.launch)}},
                                {"type": "sleep", "parameters": {"seconds": self.settle_s}}]}
         return TaskSpec(id="explore", instruction="explore", platform=Platform.DESKTOP, setup={"osworld": original})
 
@@ -153,6 +157,7 @@ class WebSurface:
     """A web app's page in a fresh browser context; the explorer stays on the app's own origin."""
 
     platform = "web"
+    documents: tuple[tuple[str, str], ...] = ()
 
     def __init__(self, url: str, *, env: BrowserEnv | None = None) -> None:
         self.launch = (url,)

@@ -23,7 +23,7 @@ import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 from typing import Any
 
@@ -32,7 +32,9 @@ from uivenus.actions.space import Action, Click, Hotkey, LaunchApp, Type, Wait
 from uivenus.agent.policies.base import Policy
 from uivenus.files import write_json
 from uivenus.records import plain
-from uivenus.tasks.app_catalog import AppExploration, AppFunction, Gesture, GestureKind, RealCatalog, WidgetKind
+from uivenus.tasks.app_catalog import (
+    SAVE, AppExploration, AppFunction, Gesture, GestureKind, RealCatalog, WidgetKind, document_steps,
+)
 from uivenus.tasks.catalog import ENUM, INT, AppCatalog, Catalog, Function, FunctionCall
 from uivenus.tasks.llm_synthesis import ProposalSynthesizer
 from uivenus.tasks.osworld import OSWorldTask
@@ -43,8 +45,8 @@ from uivenus.tasks.spec import SynthTask, TaskKind, normalize_text, task_digest
 from uivenus.tasks.synthesis import Dropped, ParamSampler, Synthesis
 
 __all__ = [
-    "KIND_PHRASES", "RealLLMSynthesizer", "RealSynthesizer", "Unplaceable", "app_docs", "constraint_catalog",
-    "osworld_json", "phrasing_problems", "real_task", "reference_actions", "write_osworld_tasks",
+    "KIND_PHRASES", "SAVED_PHRASES", "RealLLMSynthesizer", "RealSynthesizer", "Unplaceable", "app_docs",
+    "constraint_catalog", "osworld_json", "phrasing_problems", "real_task", "reference_actions", "write_osworld_tasks",
 ]
 
 #: Seconds the reference waits for an app's window before acting, after each gesture of a route (a new screen
@@ -150,6 +152,10 @@ KIND_PHRASES: Mapping[WidgetKind, tuple[str, ...]] = MappingProxyType({
                      'in {app}, go to {label}'),
     WidgetKind.LINK: ('follow the {label} link in {app}', 'open {label} in {app}', 'in {app}, go to {label}'),
 })
+#: Clauses asking to replace an opened document's text and save it ({document}: its file name, {program}: the editor).
+SAVED_PHRASES = ('in {program}, replace the text of {document} with "{value}" and save it',
+                 'make "{value}" the whole text of {document} in {program}, then save the file',
+                 'edit {document} in {program} so that it reads "{value}", and save it')
 #: Kinds whose unnamed widget can still be said (by its role: "the text field"); an unnamed button cannot.
 _SAID_BY_ROLE = frozenset({WidgetKind.TEXT, WidgetKind.NUMBER, WidgetKind.CHOICE, WidgetKind.FORM})
 
@@ -172,7 +178,10 @@ def _clauses(exploration: AppExploration, fn: AppFunction, call: FunctionCall) -
              "app": exploration.app, "value": next(iter(values.values()), ""),
              "fields": ", ".join(f'{k.replace("_", " ")} "{v}"' for k, v in values.items())}
     templates = KIND_PHRASES[fn.kind]
-    if fn.kind is WidgetKind.FORM or len(values) > 1:
+    if SAVE in fn.gestures and exploration.documents:
+        words |= {"program": _program(exploration), "document": PurePosixPath(exploration.documents[0][0]).name}
+        templates = SAVED_PHRASES
+    elif fn.kind is WidgetKind.FORM or len(values) > 1:
         templates = KIND_PHRASES[WidgetKind.FORM]
     return [t.format(**words) for t in templates]
 
@@ -206,7 +215,8 @@ def _use(exploration: AppExploration, fn: AppFunction, params: Mapping[str, Any]
 def _config(exploration: AppExploration) -> list[dict[str, Any]]:
     if exploration.platform == "web":
         return [{"type": "launch", "parameters": {"command": ["chromium", *exploration.launch]}}]
-    return [{"type": "launch", "parameters": {"command": list(exploration.launch)}}]
+    launch = {"type": "launch", "parameters": {"command": list(exploration.launch)}}
+    return [*document_steps(exploration.documents), launch]
 
 
 def _program(exploration: AppExploration) -> str:
@@ -294,7 +304,7 @@ class RealSynthesizer:
         if TaskKind.LONG_HORIZON in self.kinds:
             candidates += [([a, b], TaskKind.LONG_HORIZON) for a in uses for b in uses
                            if a.check.durable and a.exploration.app != b.exploration.app
-                           and b.exploration.platform == "desktop"]
+                           and b.exploration.platform == "desktop" and not b.exploration.documents]  # opened bare
         rng.shuffle(candidates)
         tasks: dict[str, SynthTask] = {}
         asked: set[str] = set()
