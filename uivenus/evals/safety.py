@@ -374,15 +374,28 @@ class _Envs:
             env.close()
 
 
-#: The env spec each layout's cases run on.
-LAYOUT_ENVS: Mapping[str, str] = {"web": "sandbox:launcher", "phone": "sandbox-phone:launcher",
-                                  DesktopCase.layout: "desktop"}
+def _sandbox(mode: str) -> Callable[[], Any]:
+    def make() -> Any:
+        from uivenus.envs.registry import SandboxEnv
+
+        return SandboxEnv("launcher", mode, reuse_page=True)  # every case wipes the tab it reuses
+    return make
+
+
+def _desktop() -> Any:
+    from uivenus.envs.registry import make_env
+
+    return make_env("desktop")
+
+
+#: The env each layout's cases run on: the sandbox's launcher (its browser reusing one wiped tab from case to case,
+#: no renderer to start per case), or the native desktop.
+LAYOUT_ENVS: Mapping[str, Callable[[], Any]] = {"web": _sandbox("desktop"), "phone": _sandbox("phone"),
+                                                DesktopCase.layout: _desktop}
 
 
 def sandbox_env(layout: str) -> Any:
-    from uivenus.envs.registry import make_env
-
-    return make_env(LAYOUT_ENVS[layout])
+    return LAYOUT_ENVS[layout]()
 
 
 Job = Callable[[_Envs], Any]
