@@ -91,6 +91,7 @@ class BrowserEnv(PageActions, EnvBase):
         self._new_tabs: list[Any] = []  # pages the current context opened since the last action
         self._downloads: list[dict[str, str]] = []  # downloads the page started since the last action
         self._blocked: list[dict[str, str]] = []  # navigations the task's host allow-list stopped since then
+        self._stopped: list[dict[str, str]] = []  # every navigation it stopped this episode (`stopped_navigations`)
         self._responses: list[Any] = []  # this episode's responses matching `config.capture_responses`
         self._task: TaskSpec | None = None
         self._observed: Observation | None = None  # captured with the last action, for step()'s observe()
@@ -200,6 +201,18 @@ class BrowserEnv(PageActions, EnvBase):
     def elements(self) -> tuple[UIElement, ...]:
         """The page's UI elements from Chromium's accessibility tree (only on request: a step reads none)."""
         return self._call(lambda: page_elements(self._live().page), self._query_budget())
+
+    def stopped_navigations(self, grace_s: float = 0.0) -> tuple[Mapping[str, str], ...]:
+        """Every navigation the task's host allow-list stopped this episode, oldest first, read after a final settle
+        (after `grace_s` more seconds, for one a page timer starts late): a navigation that reached the allow-list
+        after its step's settle, or after the episode's last step, is not in any step's `BLOCKED`, but it is here."""
+        def read() -> tuple[Mapping[str, str], ...]:
+            session = self._live()
+            if grace_s > 0:
+                session.page.wait_for_timeout(grace_s * 1000)
+            self._settle(session)
+            return tuple(dict(item) for item in self._stopped)
+        return self._call(read, grace_s + self.config.settle_timeout_s + self._query_budget())
 
     def app_state(self) -> Mapping[str, Any]:
         state = self.query_dom(_JS_APP_STATE, None)
@@ -326,6 +339,7 @@ class BrowserEnv(PageActions, EnvBase):
         self._new_tabs.clear()
         self._downloads.clear()
         self._blocked.clear()
+        self._stopped.clear()
         self._responses.clear()
         page = session.page
         url = task.url or "about:blank"
@@ -407,7 +421,9 @@ class BrowserEnv(PageActions, EnvBase):
             if why is None:
                 handle.continue_()
             else:
-                self._blocked.append({"url": request.url[:300], "why": why})
+                stopped = {"url": request.url[:300], "why": why}
+                self._blocked.append(stopped)
+                self._stopped.append(stopped)
                 handle.abort("blockedbyclient")
         return route
 
