@@ -30,7 +30,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
-from queue import SimpleQueue
+from queue import Empty, SimpleQueue
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -425,8 +425,11 @@ def _pooled(jobs: Sequence[Job], make_env: Callable[[str], Any], workers: int,
     def work() -> None:
         envs = _Envs(make_env)
         try:
-            while not pending.empty():
-                index, job = pending.get()
+            while True:
+                try:  # not empty() then get(): two workers could both see the last job, one then waiting forever
+                    index, job = pending.get_nowait()
+                except Empty:
+                    return
                 results[index] = job(envs)
                 if on_done is not None:
                     on_done(results[index])
