@@ -24,6 +24,7 @@ import json
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 from PIL import Image
 from playwright.sync_api import Error as PlaywrightError
@@ -74,6 +75,7 @@ _JS_APP_STATE = page_script("uivenus.envs", "app_state.js")
 _JS_CENTER = page_script("uivenus.envs", "center.js")
 _JS_EXISTS = page_script("uivenus.envs", "exists.js")
 _JS_TEXT = page_script("uivenus.envs", "text.js")
+_JS_WIPE_PAGE = page_script("uivenus.envs", "wipe_page.js")
 
 
 # --- the environment -------------------------------------------------------------------------------
@@ -91,6 +93,7 @@ class BrowserEnv(PageActions, EnvBase):
         self._new_tabs: list[Any] = []  # pages the current context opened since the last action
         self._downloads: list[dict[str, str]] = []  # downloads the page started since the last action
         self._blocked: list[dict[str, str]] = []  # navigations the task's host allow-list stopped since then
+        self._stopped: list[dict[str, str]] = []  # every navigation it stopped this episode (`stopped_navigations`)
         self._responses: list[Any] = []  # this episode's responses matching `config.capture_responses`
         self._task: TaskSpec | None = None
         self._observed: Observation | None = None  # captured with the last action, for step()'s observe()
@@ -200,6 +203,18 @@ class BrowserEnv(PageActions, EnvBase):
     def elements(self) -> tuple[UIElement, ...]:
         """The page's UI elements from Chromium's accessibility tree (only on request: a step reads none)."""
         return self._call(lambda: page_elements(self._live().page), self._query_budget())
+
+    def stopped_navigations(self, grace_s: float = 0.0) -> tuple[Mapping[str, str], ...]:
+        """Every navigation the task's host allow-list stopped this episode, oldest first, read after a final settle
+        (after `grace_s` more seconds, for one a page timer starts late): a navigation that reached the allow-list
+        after its step's settle, or after the episode's last step, is not in any step's `BLOCKED`, but it is here."""
+        def read() -> tuple[Mapping[str, str], ...]:
+            session = self._live()
+            if grace_s > 0:
+                session.page.wait_for_timeout(grace_s * 1000)
+            self._settle(session)
+            return tuple(dict(item) for item in self._stopped)
+        return self._call(read, grace_s + self.config.settle_timeout_s + self._query_budget())
 
     def app_state(self) -> Mapping[str, Any]:
         state = self.query_dom(_JS_APP_STATE, None)
@@ -316,34 +331,19 @@ class BrowserEnv(PageActions, EnvBase):
         self._session = None
 
     def _open(self, task: TaskSpec) -> None:
-        """New context + page at the task's URL, app state applied (Playwright thread)."""
-        if self._session is not None:
-            try:
-                self._session.context.close()
-            except PlaywrightError:
-                pass
-            self._session = None
-        cfg, mode = self.config, self._mode
-        width, height = cfg.screen_size
-        context = self._chromium.browser.new_context(
-            viewport={"width": width, "height": height},
-            device_scale_factor=cfg.device_scale_factor or mode.device_scale_factor,
-            is_mobile=mode.touch, has_touch=mode.touch, user_agent=self._user_agent,
-        )
-        context.set_default_timeout(cfg.action_timeout_s * 1000)
-        context.set_default_navigation_timeout(cfg.navigation_timeout_s * 1000)
-        context.add_init_script(_JS_WATCH_TABS.source)
-        context.add_init_script(_JS_HIDE_CARET.source)
+        """The task's URL in a fresh context and page (or the last episode's page, wiped: `_reused`), app state
+        applied (Playwright thread)."""
+        cfg = self.config
+        session = self._reused(task) or self._fresh_session()
         task_hosts = task.setup.get(TASK_HOSTS)
         if task_hosts is not None:
-            context.route("**/*", self._keep_to(cfg.hosts.narrowed(tuple(task_hosts)), task.url))
-        page = context.new_page()
-        context.on("page", lambda tab: self._new_tabs.append(tab))
+            session.context.route("**/*", self._keep_to(cfg.hosts.narrowed(tuple(task_hosts)), task.url))
         self._new_tabs.clear()
         self._downloads.clear()
         self._blocked.clear()
+        self._stopped.clear()
         self._responses.clear()
-        session = self._session = self._attach(context, page)
+        page = session.page
         url = task.url or "about:blank"
         try:
             response = page.goto(url, wait_until=cfg.load_event)
@@ -365,6 +365,56 @@ class BrowserEnv(PageActions, EnvBase):
             page.evaluate(_JS_SETUP.source, json.loads(json.dumps(app_state, default=dict)))
         self._settle(session)
 
+    def _fresh_session(self) -> Session:
+        """A new context and page (the last episode's context closed): nothing of an earlier episode in them."""
+        if self._session is not None:
+            try:
+                self._session.context.close()
+            except PlaywrightError:
+                pass
+            self._session = None
+        cfg, mode = self.config, self._mode
+        width, height = cfg.screen_size
+        context = self._chromium.browser.new_context(
+            viewport={"width": width, "height": height},
+            device_scale_factor=cfg.device_scale_factor or mode.device_scale_factor,
+            is_mobile=mode.touch, has_touch=mode.touch, user_agent=self._user_agent,
+        )
+        context.set_default_timeout(cfg.action_timeout_s * 1000)
+        context.set_default_navigation_timeout(cfg.navigation_timeout_s * 1000)
+        context.add_init_script(_JS_WATCH_TABS.source)
+        context.add_init_script(_JS_HIDE_CARET.source)
+        page = context.new_page()
+        context.on("page", lambda tab: self._new_tabs.append(tab))
+        self._session = self._attach(context, page)
+        return self._session
+
+    def _reused(self, task: TaskSpec) -> Session | None:
+        """With `config.reuse_page`, the last episode's page made as clean as a fresh one for `task`: its storage,
+        the site's data and cookies wiped, its routes dropped, the pointer at a fresh page's place, its history back
+        to a fresh page's (about:blank alone). None — a fresh context — where that cannot be vouched for: another
+        tab open, the page on another site than the task's (an error page's origin is not the site whose storage
+        the app used), a crash."""
+        session = self._session
+        if not self.config.reuse_page or session is None or session.opener is not None or session.crashed:
+            return None
+        page, context = session.page, session.context
+        origin = _origin(page.url)
+        if page.is_closed() or len(context.pages) != 1 or origin is None or origin != _origin(task.url):
+            return None
+        page.evaluate(_JS_WIPE_PAGE.source)
+        session.touch.cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+        context.clear_cookies()
+        context.unroute("**/*")
+        if not self._mode.touch:
+            page.mouse.move(0, 0)  # where a fresh page's pointer is: nothing of the last screen stays hovered
+        page.goto("about:blank")  # the history a fresh page has before its task's page: about:blank alone
+        session.touch.cdp.send("Page.resetNavigationHistory")
+        session.traffic.pending.clear()
+        session.traffic.navigating = False
+        session.last_point = None
+        return session
+
     def _keep_to(self, hosts: HostPolicy, task_url: str | None) -> Callable[[Any], None]:
         """A route handler that aborts page navigations (links, forms, redirects) to hosts `hosts` refuses, and
         records them (`BLOCKED` in the next step's info); other requests (images, scripts, APIs) go through."""
@@ -374,7 +424,9 @@ class BrowserEnv(PageActions, EnvBase):
             if why is None:
                 handle.continue_()
             else:
-                self._blocked.append({"url": request.url[:300], "why": why})
+                stopped = {"url": request.url[:300], "why": why}
+                self._blocked.append(stopped)
+                self._stopped.append(stopped)
                 handle.abort("blockedbyclient")
         return route
 
@@ -532,6 +584,12 @@ def _run(session: Session, script: PageScript, arg: Any = None) -> Any:
         details = reply["exceptionDetails"]
         raise PlaywrightError(f"{script.name}: {details.get('exception', {}).get('description') or details['text']}")
     return reply["result"].get("value")
+
+
+def _origin(url: str | None) -> str | None:
+    """scheme://host[:port] of an http(s) URL (None for others: about:, data:, error pages)."""
+    parts = urlsplit(url or "")
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") and parts.netloc else None
 
 
 def _first_line(exc: BaseException) -> str:

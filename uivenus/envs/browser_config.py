@@ -66,6 +66,9 @@ class BrowserConfig:
     hosts: HostPolicy = HostPolicy()  # which hosts Launch(url) may open besides the task's (default: no local ones)
     sandbox: bool | None = None  # Chromium's sandbox; None: on wherever it can work (not root, user namespaces)
     extra_args: tuple[str, ...] = ()
+    # reset reuses the last episode's tab when it is the only one and still on the new task's site (web storage,
+    # cookies, site data and history wiped; `BrowserEnv._reused`): no renderer process to start per episode
+    reuse_page: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:

@@ -26,10 +26,11 @@ class SandboxEnv:
     """A browser on one bundled sandbox app that owns the local server serving it (closed with the env).
 
     A task without a URL opens this env's app (or the task's own `app`); tasks from
-    `SandboxTask.spec(env.base_url, env.layout)` run as they are. Everything else is the browser's.
+    `SandboxTask.spec(env.base_url, env.layout)` run as they are. Everything else is the browser's
+    (`reuse_page`: episodes after the first reuse the wiped tab, `BrowserConfig.reuse_page`).
     """
 
-    def __init__(self, app: str, mode: str) -> None:
+    def __init__(self, app: str, mode: str, *, reuse_page: bool = False) -> None:
         from uivenus.envs.browser import BrowserEnv
         from uivenus.envs.browser_config import BrowserConfig
         from uivenus.envs.sandbox import SandboxServer
@@ -38,7 +39,7 @@ class SandboxEnv:
         self.layout = _SANDBOX_LAYOUTS[mode]
         self.server = SandboxServer()
         try:
-            self.browser = BrowserEnv(BrowserConfig(mode=mode))
+            self.browser = BrowserEnv(BrowserConfig(mode=mode, reuse_page=reuse_page))
         except BaseException:
             self.server.close()
             raise
