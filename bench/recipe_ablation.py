@@ -5,7 +5,8 @@ By default a MOPD student: the committed run's `mopd` settings with KEY=VALUE ov
 run's, or another with --stage1), seed 0's experts as teachers (or `--teachers DIR`, which holds `expert_grounding`
 and `expert_web`). `--train-stage1` trains a Stage I instead (the committed `sft` settings with the overrides, from
 the run's base model, on the same mix), and `--train-expert DOMAIN` one domain-SFT expert from --stage1 (the
-recipe's own expert stage, seed 0), so that students and teachers can start from a stronger Stage I.
+recipe's own expert stage), so that students and teachers can start from a stronger Stage I. `seed=N` sets the
+stage's seed (default: the config's model seed, 0).
 
     OMP_NUM_THREADS=1 python bench/recipe_ablation.py T0.3-lr1e-4 sampling.temperature=0.3 lr=0.0001
     OMP_NUM_THREADS=1 python bench/recipe_ablation.py --train-stage1 stage1-150 max_steps=150
@@ -55,19 +56,20 @@ def main(name: str, overrides: dict[str, object], stage1: Path, teachers: Path, 
                              "weight": config.mixture["grounding"]},
                "web": {"kind": "steps", "steps": str(paths["steps_train"]), "weight": config.mixture["web"]}}
     out = RUN / "ablations" / name
+    seed = int(overrides.pop("seed", config.model.seed))
     if train_stage1:
         sft = _stage(SFTConfig, _override(dict(config.sft), overrides), "sft", model=str(RUN / "base"),
-                     out_dir=str(out), sources=list(sources.values()), seed=config.model.seed, progress=False)
+                     out_dir=str(out), sources=list(sources.values()), seed=seed, progress=False)
         checkpoint = train_sft(sft)
     elif train_expert:
-        train, _ = _expert_sft(config, Domain(train_expert), stage1, sources[train_expert], out, 0)
+        train, _ = _expert_sft(config, Domain(train_expert), stage1, sources[train_expert], out, seed)
         checkpoint = train()
     else:
         experts = {d: str(teachers / f"expert_{d}" / "checkpoints" / EXPERT_STEP / "model") for d in sources}
         mopd = _stage(MOPDConfig, _override(dict(config.mopd), overrides), "mopd", model=str(stage1),
-                      out_dir=str(out), sources=list(sources.values()), teachers=experts, seed=0, progress=False)
+                      out_dir=str(out), sources=list(sources.values()), teachers=experts, seed=seed, progress=False)
         checkpoint = train_mopd(mopd)
-    print(name, overrides, _evaluate(name, checkpoint, paths, config, out / "eval"), flush=True)
+    print(name, overrides, f"seed {seed}", _evaluate(name, checkpoint, paths, config, out / "eval"), flush=True)
 
 
 if __name__ == "__main__":
