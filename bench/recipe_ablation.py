@@ -1,48 +1,86 @@
-"""One ablation of the miniature recipe's MOPD student (docs/results/recipe-shapes/README.md): seed 0's experts as
-teachers, from Stage I, the committed run's `mopd` settings with KEY=VALUE overrides, then the recipe's own held-out
-evaluation. Needs the finished run in runs/recipe-shapes.
+"""One ablation of the miniature recipe's MOPD student (docs/results/recipe-shapes/README.md), into
+runs/recipe-shapes/ablations/NAME, then the recipe's own held-out evaluation. Needs the finished run there.
+
+By default a MOPD student: the committed run's `mopd` settings with KEY=VALUE overrides, from Stage I (the committed
+run's, or another with --stage1), seed 0's experts as teachers (or `--teachers DIR`, which holds `expert_grounding`
+and `expert_web`). `--train-stage1` trains a Stage I instead (the committed `sft` settings with the overrides, from
+the run's base model, on the same mix), and `--train-expert DOMAIN` one domain-SFT expert from --stage1 (the
+recipe's own expert stage), so that students and teachers can start from a stronger Stage I. `seed=N` sets the
+stage's seed (default: the config's model seed, 0).
 
     OMP_NUM_THREADS=1 python bench/recipe_ablation.py T0.3-lr1e-4 sampling.temperature=0.3 lr=0.0001
+    OMP_NUM_THREADS=1 python bench/recipe_ablation.py --train-stage1 stage1-150 max_steps=150
+    OMP_NUM_THREADS=1 python bench/recipe_ablation.py s150-mopd \
+        --stage1 runs/recipe-shapes/ablations/stage1-150/checkpoints/step-0000150/model
 """
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 from pathlib import Path
+from typing import Any
 
 import torch
 import yaml
 
 from uivenus.train.config import from_dict
 from uivenus.train.mopd import MOPDConfig, train_mopd
-from uivenus.train.recipe import RecipeConfig, _data, _evaluate, _stage
+from uivenus.train.recipe import RecipeConfig, _data, _evaluate, _expert_sft, _stage
+from uivenus.train.samples import Domain
+from uivenus.train.sft import SFTConfig, train_sft
 
 RUN = Path("runs/recipe-shapes")
 STAGE1 = RUN / "stage1" / "checkpoints" / "step-0000040" / "model"
+EXPERT_STEP = "step-0000150"
 
 
-def main(name: str, overrides: dict[str, object]) -> None:
-    torch.set_num_threads(1)
-    config = from_dict(RecipeConfig, yaml.safe_load(Path("configs/nano.yaml").read_text()) | {"out_dir": str(RUN)})
-    paths = _data(config)
-    sources = [{"kind": "grounding", "annotations": str(paths["grounding_train"]), "frame_kind": "rel",
-                "weight": config.mixture["grounding"]},
-               {"kind": "steps", "steps": str(paths["steps_train"]), "weight": config.mixture["web"]}]
-    teachers = {d: str(RUN / "seed-0" / f"expert_{d}" / "checkpoints" / "step-0000150" / "model")
-                for d in ("grounding", "web")}
-    settings = json.loads(json.dumps(dict(config.mopd)))
+def _override(settings: dict[str, Any], overrides: dict[str, object]) -> dict[str, Any]:
+    """A copy of a stage's settings with dotted KEY=VALUE overrides applied."""
+    settings = json.loads(json.dumps(settings))
     for key, value in overrides.items():
         *parents, last = key.split(".")
         target = settings
         for parent in parents:
             target = target.setdefault(parent, {})
         target[last] = value
-    mopd = _stage(MOPDConfig, settings, "mopd", model=str(STAGE1), out_dir=str(RUN / "ablations" / name),
-                  sources=sources, teachers=teachers, seed=0, progress=False)
-    checkpoint = train_mopd(mopd)
-    print(name, overrides, _evaluate(name, checkpoint, paths, config, RUN / "ablations" / name / "eval"), flush=True)
+    return settings
+
+
+def main(name: str, overrides: dict[str, object], stage1: Path, teachers: Path, train_stage1: bool,
+         train_expert: str | None) -> None:
+    torch.set_num_threads(1)
+    config = from_dict(RecipeConfig, yaml.safe_load(Path("configs/nano.yaml").read_text()) | {"out_dir": str(RUN)})
+    paths = _data(config)
+    sources = {"grounding": {"kind": "grounding", "annotations": str(paths["grounding_train"]), "frame_kind": "rel",
+                             "weight": config.mixture["grounding"]},
+               "web": {"kind": "steps", "steps": str(paths["steps_train"]), "weight": config.mixture["web"]}}
+    out = RUN / "ablations" / name
+    seed = int(overrides.pop("seed", config.model.seed))
+    if train_stage1:
+        sft = _stage(SFTConfig, _override(dict(config.sft), overrides), "sft", model=str(RUN / "base"),
+                     out_dir=str(out), sources=list(sources.values()), seed=seed, progress=False)
+        checkpoint = train_sft(sft)
+    elif train_expert:
+        train, _ = _expert_sft(config, Domain(train_expert), stage1, sources[train_expert], out, seed)
+        checkpoint = train()
+    else:
+        experts = {d: str(teachers / f"expert_{d}" / "checkpoints" / EXPERT_STEP / "model") for d in sources}
+        mopd = _stage(MOPDConfig, _override(dict(config.mopd), overrides), "mopd", model=str(stage1),
+                      out_dir=str(out), sources=list(sources.values()), teachers=experts, seed=seed, progress=False)
+        checkpoint = train_mopd(mopd)
+    print(name, overrides, f"seed {seed}", _evaluate(name, checkpoint, paths, config, out / "eval"), flush=True)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], {k: yaml.safe_load(v) for k, v in (a.split("=", 1) for a in sys.argv[2:])})
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("name", help="the ablation's directory under runs/recipe-shapes/ablations/")
+    parser.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="the stage's settings to change")
+    parser.add_argument("--stage1", type=Path, default=STAGE1, help="the student's (or expert's) starting model")
+    parser.add_argument("--teachers", type=Path, default=RUN / "seed-0", help="holds expert_grounding, expert_web")
+    what = parser.add_mutually_exclusive_group()
+    what.add_argument("--train-stage1", action="store_true", help="train a Stage I instead of a student")
+    what.add_argument("--train-expert", choices=("grounding", "web"), help="train this domain's expert instead")
+    args = parser.parse_intermixed_args()
+    main(args.name, {k: yaml.safe_load(v) for k, v in (a.split("=", 1) for a in args.overrides)}, args.stage1,
+         args.teachers, args.train_stage1, args.train_expert)
