@@ -15,6 +15,7 @@ import pytest
 
 if TYPE_CHECKING:
     from uivenus.envs.browser import BrowserEnv
+    from uivenus.envs.desktop import DesktopEnv
     from uivenus.envs.sandbox import SandboxServer
 
 
@@ -63,4 +64,14 @@ def phone_env() -> Iterator[BrowserEnv]:
     from uivenus.envs.browser_config import BrowserConfig
 
     with BrowserEnv(BrowserConfig(mode="phone")) as env:
+        yield env
+
+
+@pytest.fixture(scope="module")
+def desktop_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DesktopEnv]:
+    """A 1024x768 Xvfb desktop in the default look, its task roots under a temporary folder; one per test module
+    (its display and window manager start once), each test resetting it with its own task."""
+    from uivenus.envs.desktop import DesktopConfig, DesktopEnv
+
+    with DesktopEnv(DesktopConfig(width=1024, height=768, sandbox_dir=tmp_path_factory.mktemp("roots"))) as env:
         yield env

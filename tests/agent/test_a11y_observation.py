@@ -4,43 +4,29 @@ isolated OSWorld root on Xvfb — bounded in size, and never when the loop is le
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import time
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from uivenus.actions.coords import Frame
-from uivenus.actions.space import Platform
+from uivenus.actions.space import Click, Hotkey, Platform, Type
 from uivenus.agent.element_listing import A11Y_HEADER, ObservationType, list_elements
 from uivenus.agent.loop import A11Y_TREE_KEY, LoopConfig, LoopError, run_episode
 from uivenus.agent.policies import PolicyBase, PolicyReply, PolicyRequest
 from uivenus.cli import app
 from uivenus.envs.browser import BrowserEnv
-from uivenus.envs.desktop import DesktopConfig, DesktopEnv
+from uivenus.envs.desktop import DesktopEnv
 from uivenus.envs.elements import UIElement
+from uivenus.envs.osworld.a11y_reader import A11yReader
 from uivenus.records import Outcome, TaskSpec
+
+from ..gtk_windows import INVOICE
 
 PAGE = ("data:text/html,<title>Order</title><label>City <input value=Paris></label>"
         "<label>Copies <input type=number value=2 min=1 max=9></label><button>Place order</button>"
         "<div style='margin-top:2000px'><button>Far away</button></div>")
-
-#: A GTK window (system Python, where PyGObject is) with a filled entry and a button.
-GTK_APP = """
-import gi
-gi.require_version("Gtk", "3.0")
-from gi.repository import Gtk
-window = Gtk.Window(title="Invoice")
-window.connect("destroy", Gtk.main_quit)
-box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=6)
-window.add(box)
-entry = Gtk.Entry()
-entry.set_text("ACME Ltd")
-box.add(entry)
-box.add(Gtk.Button(label="Send invoice"))
-window.move(50, 50)
-window.show_all()
-Gtk.main()
-"""
 
 A11Y = LoopConfig(observation="screenshot_a11y_tree", max_steps=1)
 
@@ -102,24 +88,37 @@ def test_the_listing_is_off_by_default_and_bounded_when_on(web_env: BrowserEnv) 
     assert result.exit_code != 0 and "screenshot_a11y_tree" in result.output
 
 
-@pytest.fixture(scope="module")
-def desktop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DesktopEnv]:
-    config = DesktopConfig(width=1024, height=768, sandbox_dir=tmp_path_factory.mktemp("roots"))
-    with DesktopEnv(config) as env:
-        yield env
-
-
-def test_the_policy_reads_a_gtk_apps_elements_on_the_desktop(desktop: DesktopEnv) -> None:
-    launch = {"type": "launch", "parameters": {"command": ["python3", "-c", GTK_APP]}}
+def _gtk_task() -> TaskSpec:
+    launch = {"type": "launch", "parameters": {"command": INVOICE}}
     original = {"id": "a11y-gtk", "instruction": "Send the invoice.", "related_apps": ["os"], "config": [launch],
                 "evaluator": {"func": "infeasible"}}
-    spec = TaskSpec(id="a11y-gtk", instruction=original["instruction"], platform=Platform.DESKTOP,
+    return TaskSpec(id="a11y-gtk", instruction=original["instruction"], platform=Platform.DESKTOP,
                     setup={"osworld": original}, check={"kind": "osworld", "evaluator": original["evaluator"]},
                     metadata={"osworld": original})
+
+
+@pytest.fixture
+def bus_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the desktop's reads of the accessibility bus (each a real read of the root's tree)."""
+    reads: list[int] = []
+    read = A11yReader.elements
+
+    def counted(self: A11yReader, *args: Any, **kwargs: Any) -> tuple[UIElement, ...]:
+        reads.append(1)
+        return read(self, *args, **kwargs)
+
+    monkeypatch.setattr(A11yReader, "elements", counted)
+    return reads
+
+
+def test_the_policy_reads_a_gtk_apps_elements_on_the_desktop(desktop_env: DesktopEnv, bus_reads: list[int]) -> None:
     watcher = Watcher("Send invoice")
-    trajectory = run_episode(desktop, watcher, spec, config=LoopConfig(observation=ObservationType.SCREENSHOT_A11Y_TREE,
-                                                                       max_steps=20, frame="abs"))
+    trajectory = run_episode(desktop_env, watcher, _gtk_task(),
+                             config=LoopConfig(observation=ObservationType.SCREENSHOT_A11Y_TREE, max_steps=20,
+                                               frame="abs"))
     assert trajectory.outcome is Outcome.FINISHED, [s.error for s in trajectory.steps]
+    # the guard's scan and the listing share one read per screen (each step's, the Wait's hit asks nothing)
+    assert len(bus_reads) == len(trajectory.steps)
     request = watcher.requests[-1]
     button = next(e for e in request.context["a11y_elements"] if e.name == "Send invoice")
     text = _prompt(request)
@@ -127,3 +126,24 @@ def test_the_policy_reads_a_gtk_apps_elements_on_the_desktop(desktop: DesktopEnv
     assert "\tACME Ltd\t(" in text  # the entry's value
     listed = [line for line in text.split(A11Y_HEADER)[1].splitlines()[1:-1] if not line.startswith("(")]
     assert listed and all(line.count("\t") == 3 for line in listed)
+
+
+def test_one_screen_is_read_once_and_an_action_makes_the_next_read_new(desktop_env: DesktopEnv,
+                                                                        bus_reads: list[int]) -> None:
+    desktop_env.reset(_gtk_task())
+    deadline = time.monotonic() + 20
+    while not any(e.name == "Send invoice" for e in desktop_env.elements(fresh=True)):
+        assert time.monotonic() < deadline, "the GTK window never showed on the bus"
+        time.sleep(0.3)  # the app is still starting: `fresh` reads the bus again on this screen
+    desktop_env.observe()
+    before = len(bus_reads)
+    shown = desktop_env.elements()
+    assert desktop_env.elements() is shown and len(bus_reads) == before + 1  # the guard's and the listing's read
+    entry = next(e for e in shown if e.value == "ACME Ltd")
+    desktop_env.step(Click(point=entry.center))  # type: ignore[arg-type]
+    desktop_env.step(Hotkey(keys=("ctrl", "a")))
+    desktop_env.step(Type(content="Initech"))
+    time.sleep(0.5)  # the bus reports a change a moment after the screen shows it
+    after = desktop_env.elements()
+    assert len(bus_reads) == before + 2 and any(e.value == "Initech" for e in after)
+    assert not any(e.value == "ACME Ltd" for e in after)

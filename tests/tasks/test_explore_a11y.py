@@ -42,10 +42,10 @@ def desktop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DesktopEnv]:
 def test_desktop_elements_come_from_the_roots_bus_and_clicks_record_what_they_hit(desktop: DesktopEnv) -> None:
     DesktopSurface(FORM_APP, env=desktop, settle_s=0.5).start()
     deadline = time.monotonic() + 15
-    elements = desktop.elements()
+    elements = desktop.elements(fresh=True)
     while not any(e.name == "Save" for e in elements) and time.monotonic() < deadline:
         time.sleep(0.2)  # the app is still starting
-        elements = desktop.elements()
+        elements = desktop.elements(fresh=True)
     by = {(e.role, e.name): e for e in elements}
     bold, save = by[("check box", "Bold")], by[("push button", "Save")]
     assert bold.actionable and save.actionable and by[("combo box", "Red")].visible

@@ -270,7 +270,7 @@ class DesktopEnv(EnvBase):
             self._input.release_held()
             self._apps.wait_windows_gone(self._x, closing)
         self._undo_materialized()
-        self._task, self.last_action = task, None
+        self._task, self.last_action, self._shown = task, None, None  # no read of the last task's screen
         if "osworld" in task.setup:
             self._start_osworld(task)
             return self.observe()
@@ -378,10 +378,14 @@ class DesktopEnv(EnvBase):
             info={"display": self.display, "focused": focused},
         )
 
-    def elements(self) -> tuple[UIElement, ...]:
+    def elements(self, *, fresh: bool = False) -> tuple[UIElement, ...]:
         """The shown UI elements of the task's apps, read over its root's AT-SPI bus (only on request: a step reads
-        only what its point hits). `A11yError` when the tree cannot be read (no pyatspi, a hung app)."""
-        self._shown = self._reader().elements()
+        only what its point hits). One read per screen: the guard and the listing share it until the next capture or
+        action; `fresh` reads the bus again, for whoever waits on one screen for an app to show itself there.
+        `A11yError` when the tree cannot be read (no pyatspi, a hung app)."""
+        reader = self._reader()  # outside a task's root there is no tree, whatever was read before
+        if fresh or self._shown is None:
+            self._shown = reader.elements()
         return self._shown
 
     def _reader(self) -> A11yReader:

@@ -93,7 +93,7 @@ class DesktopSurface:
         self.env.reset(self._task())
 
     def elements(self) -> tuple[UIElement, ...]:
-        return self.env.elements()
+        return self.env.elements(fresh=True)  # read again on one screen: the bus reports changes after the screen
 
     def perform(self, gesture: Gesture, elements: Sequence[UIElement]) -> None:
         if gesture.kind in (GestureKind.KEY, GestureKind.BACK):
