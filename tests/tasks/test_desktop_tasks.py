@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ from uivenus.agent.loop import run_episode
 from uivenus.agent.policies.base import policy_from_spec
 from uivenus.agent.policies.script import ScriptedPolicy
 from uivenus.agent.safety import Guard
-from uivenus.envs.desktop import DesktopConfig, DesktopEnv
+from uivenus.envs.desktop import DesktopEnv
 from uivenus.envs.desktop_checks import CheckError, evaluate
 from uivenus.envs.desktop_tasks import DEBIAN_PACKAGES, FAMILIES, desktop_task
 from uivenus.envs.materialize import MaterializeError
@@ -36,13 +35,6 @@ def test_the_desktop_apps_are_installed():
 GUARD = Guard(ocr=False)
 #: An empty solution: give up at once.
 FINISH = format_response(Finished())
-
-
-@pytest.fixture(scope="module")
-def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DesktopEnv]:
-    config = DesktopConfig(width=1024, height=768, sandbox_dir=tmp_path_factory.mktemp("sandbox"))
-    with DesktopEnv(config) as desktop:
-        yield desktop
 
 
 # --- checks as data -----------------------------------------------------------------------------
@@ -94,10 +86,10 @@ def test_segmented_tasks_validate_dependencies_and_round_trip() -> None:
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))
 def test_materialized_files_are_edited_by_the_reference_solution_and_the_check_reads_them(
-        env: DesktopEnv, family: str) -> None:
+        desktop_env: DesktopEnv, family: str) -> None:
     task = desktop_task(family)
-    trajectory = run_episode(env, policy_from_spec("oracle"), task, guard=GUARD)
-    root = env.materialized.root
+    trajectory = run_episode(desktop_env, policy_from_spec("oracle"), task, guard=GUARD)
+    root = desktop_env.materialized.root
     initial = {f["path"]: f["text"] for f in task.setup["materialize"]["files"]}
     assert trajectory.outcome is Outcome.FINISHED, trajectory.metadata.get("error")
     assert trajectory.verdicts["files"] == {"passed": True, "reason": "all files as expected"}
@@ -116,16 +108,15 @@ def test_materialized_files_are_edited_by_the_reference_solution_and_the_check_r
         assert (root / params["folder"]).is_dir()
 
 
-def test_a_wrong_or_missing_solution_fails_the_check(env: DesktopEnv) -> None:
+def test_a_wrong_or_missing_solution_fails_the_check(desktop_env: DesktopEnv) -> None:
     task = desktop_task("replace_word")
-    nothing = run_episode(env, ScriptedPolicy([FINISH]), task, guard=GUARD)
+    nothing = run_episode(desktop_env, ScriptedPolicy([FINISH]), task, guard=GUARD)
     assert nothing.outcome is Outcome.FINISHED and nothing.verdicts["files"]["passed"] is False
     assert "notes.txt lacks ['final']" in nothing.verdicts["files"]["reason"]
     # types the new word at the top and saves, but leaves every 'draft' in place
     wrong_solution = [format_response(a) for a in (Type(content="final "), Hotkey(keys=("ctrl", "s")), Finished())]
-    wrong = run_episode(env, ScriptedPolicy(wrong_solution), task,
-                        guard=GUARD)
-    root = env.materialized.root
+    wrong = run_episode(desktop_env, ScriptedPolicy(wrong_solution), task, guard=GUARD)
+    root = desktop_env.materialized.root
     assert (root / "notes.txt").read_text().startswith("final Status: draft")
     assert wrong.verdicts["files"]["passed"] is False and "still holds ['draft']" in wrong.verdicts["files"]["reason"]
 
@@ -143,14 +134,14 @@ def stored(store: TrajectoryStore, run_id: str) -> dict[str, dict]:
     return out
 
 
-def test_a_segment_already_done_is_skipped_and_each_segment_is_its_own_episode(env: DesktopEnv,
-                                                                              tmp_path: Path) -> None:
+def test_a_segment_already_done_is_skipped_and_each_segment_is_its_own_episode(desktop_env: DesktopEnv,
+                                                                                      tmp_path: Path) -> None:
     workflow = project_workflow("desktop/skip")
     store = TrajectoryStore(tmp_path / "runs")
-    root = env.workspace(workspace_name(workflow))
+    root = desktop_env.workspace(workspace_name(workflow))
     assert prepare_workspace(workflow, root) is not None and (root / "draft.txt").exists()
     (root / "reports").mkdir()  # segment 1's effect, done before this run
-    run = run_segments(env, policy_from_spec("oracle"), workflow, store=store, run_id="skip", guard=GUARD)
+    run = run_segments(desktop_env, policy_from_spec("oracle"), workflow, store=store, run_id="skip", guard=GUARD)
     assert run.resumed and run.resumed_at == "write_summary" and run.passed
     assert [r.status for r in run.results] == [SegmentStatus.SKIPPED, SegmentStatus.PASSED, SegmentStatus.PASSED]
     assert stored(store, "skip") == {
@@ -159,22 +150,22 @@ def test_a_segment_already_done_is_skipped_and_each_segment_is_its_own_episode(e
     }
     assert (root / "reports/summary.txt").read_text().splitlines() == ["Q1 summary", "revenue up", "costs flat"]
     assert "final" in (root / "draft.txt").read_text() and "draft" not in (root / "draft.txt").read_text()
-    again = run_segments(env, policy_from_spec("oracle"), workflow, store=store, run_id="skip", guard=GUARD)
+    again = run_segments(desktop_env, policy_from_spec("oracle"), workflow, store=store, run_id="skip", guard=GUARD)
     assert again.resumed_at is None and len(stored(store, "skip")) == 2, "a finished workflow runs nothing"
 
 
-def test_a_failed_segment_blocks_its_dependents_and_the_next_run_resumes_there(env: DesktopEnv,
-                                                                              tmp_path: Path) -> None:
+def test_a_failed_segment_blocks_its_dependents_and_the_next_run_resumes_there(desktop_env: DesktopEnv,
+                                                                                      tmp_path: Path) -> None:
     workflow = project_workflow("desktop/resume")
     store = TrajectoryStore(tmp_path / "runs")
-    failed = run_segments(env, ScriptedPolicy([FINISH]), workflow, store=store, run_id="resume", guard=GUARD)
+    failed = run_segments(desktop_env, ScriptedPolicy([FINISH]), workflow, store=store, run_id="resume", guard=GUARD)
     assert not failed.resumed and not failed.passed and failed.resumed_at == "make_folder"
     assert [r.status for r in failed.results] == [SegmentStatus.FAILED, SegmentStatus.BLOCKED, SegmentStatus.FAILED]
     assert failed.results[0].verdict == {"passed": False, "reason": "reports is not a folder"}
     root = failed.workspace
     assert root.is_dir() and (root / "draft.txt").exists(), "the workspace outlives its episodes"
     (root / "draft.txt").write_text("Plan: final\nReview the final today.\n")  # segment 3 done by hand meanwhile
-    resumed = run_segments(env, policy_from_spec("oracle"), workflow, store=store, run_id="resume", guard=GUARD)
+    resumed = run_segments(desktop_env, policy_from_spec("oracle"), workflow, store=store, run_id="resume", guard=GUARD)
     assert resumed.resumed and resumed.resumed_at == "make_folder" and resumed.passed
     assert [r.status for r in resumed.results] == [SegmentStatus.PASSED, SegmentStatus.PASSED, SegmentStatus.SKIPPED]
     assert evaluate(workflow.task.check, root).passed
