@@ -10,9 +10,14 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from uivenus.agent.element_listing import A11Y_HEADER
+from uivenus.agent.loop import A11Y_TREE_KEY
 from uivenus.cli.eval_osworld import osworld
 from uivenus.envs.registry import EnvSpecError, make_env
 from uivenus.evals.osworld import ENV_SPECS, evaluate_osworld
+from uivenus.store import RUN_FILE, read_episode
+
+from ..gtk_windows import INVOICE
 
 app = typer.Typer()
 app.command()(osworld)
@@ -166,3 +171,28 @@ def test_an_episode_past_its_time_limit_is_an_error_and_the_run_goes_on(tmp_path
     assert results["slow"]["error"].startswith("time limit: the episode ran past 5 s after 2 step(s)")
     assert results["quick"]["success"] is True and results["quick"]["error"] is None
     assert json.loads((tmp_path / "out/summary.json").read_text())["time_limit_s"] == 5
+
+
+def test_the_a11y_listing_reaches_the_policy_and_the_run_records_it(tmp_path: Path) -> None:
+    """`--observation screenshot_a11y_tree` as in `uivenus run`: each step of a real GTK app in a task root lists its
+    elements beside the screenshot; the summary and the run say which observation they ran with."""
+    data = os_task("gtk", config=[{"type": "launch", "parameters": {"command": INVOICE}}],
+                   uivenus={"reference": ["Wait(seconds=1)"] * 4})
+    data["evaluator"]["expected"]["rules"]["expected"] = "hi\n"  # `echo hi`'s output: the episode passes
+    write(tmp_path / "tasks/os/gtk.json", data)
+    args = ["--tasks", str(tmp_path / "tasks"), "--out", str(tmp_path / "out"), "--policy", "reference",
+            "--executor", "serial", "--no-progress"]
+    wrong = runner.invoke(app, [*args, "--observation", "a11y"])
+    assert wrong.exit_code != 0 and "screenshot_a11y_tree" in wrong.output
+    assert not (tmp_path / "out").exists()  # refused before anything ran
+    result = runner.invoke(app, [*args, "--observation", "screenshot_a11y_tree", "--a11y-limit", "30"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "out/summary.json").read_text())
+    assert (summary["observation"], summary["a11y_limit"], summary["overall"]["successes"]) == (
+        "screenshot_a11y_tree", 30, 1)
+    run = tmp_path / "out/runs/osworld-reference"
+    assert json.loads((run / RUN_FILE).read_text())["metadata"]["observation"] == "screenshot_a11y_tree"
+    [episode] = [read_episode(d) for d in run.iterdir() if d.is_dir()]
+    listings = [step.info[A11Y_TREE_KEY] for step in episode.steps]
+    assert len(listings) == 5 and all(text.startswith(A11Y_HEADER) for text in listings)
+    assert any("push button\tSend invoice" in text and "\tACME Ltd\t" in text for text in listings)

@@ -9,7 +9,9 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from uivenus.agent.element_listing import MAX_ELEMENTS, ObservationType
 from uivenus.cli.console import cli_console
+from uivenus.cli.run import A11yLimitOption, ObservationOption, observation_type
 
 console = cli_console()
 
@@ -47,6 +49,8 @@ def osworld(
     plan_only: Annotated[bool, typer.Option("--plan-only", help="Load and check support, write coverage.json; "
                                                                 "run nothing.")] = False,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")] = True,
+    observation: ObservationOption = ObservationType.SCREENSHOT.value,
+    a11y_limit: A11yLimitOption = MAX_ELEMENTS,
 ) -> None:
     """Run POLICY on OSWorld-format tasks in isolated desktops; print a table per domain, write results + report.
 
@@ -54,6 +58,7 @@ def osworld(
     from uivenus.evals.osworld import COVERAGE_FILE, evaluate_osworld, plan_osworld
     from uivenus.tasks.osworld import bundled_tasks_dir, read_ids
 
+    shown = observation_type(observation)
     source = bundled_tasks_dir() if str(tasks) == "bundled" else tasks
     chosen_ids = read_ids(ids) if ids is not None else None
     if plan_only:
@@ -65,13 +70,14 @@ def osworld(
         return
     summary = evaluate_osworld(source, policy, out, domains=_domains(domains), ids=chosen_ids, max_steps=max_steps,
                                workers=workers, executor=executor, unsafe_host=unsafe_host, progress=progress,
-                               console=console, time_limit_s=time_limit)
+                               console=console, time_limit_s=time_limit, observation=shown, a11y_limit=a11y_limit)
     console.print(_domain_table(summary))
     for result in summary["results"]:
         if result.error:
             console.print(f"[red]{escape(result.id)}[/red]: {escape(result.error)}", soft_wrap=True)
     overall = summary["overall"]
-    console.print(f"[bold]{escape(summary['policy'])}[/bold]: {overall['successes']}/{overall['tasks']} successful "
+    console.print(f"[bold]{escape(summary['policy'])}[/bold] ({summary['observation']}): "
+                  f"{overall['successes']}/{overall['tasks']} successful "
                   f"({overall['success_rate']:.1%}), mean score {overall['mean_score']:.3f}, "
                   f"{overall['errors']} errors, {overall['unsupported']} unsupported; {summary['ran']} episodes run, {summary['skipped']} done "
                   f"before; {overall['seconds_per_episode']} s per episode")

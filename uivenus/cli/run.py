@@ -14,13 +14,14 @@ from collections.abc import Callable, Mapping
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import click
 import typer
 from rich.table import Table
 
 from uivenus.actions.calls import format_action
+from uivenus.agent.element_listing import MAX_ELEMENTS, ObservationType
 from uivenus.agent.safety import GuardDecision, GuardMode
 from uivenus.cli.console import cli_console
 from uivenus.cli.errors import fail
@@ -29,6 +30,20 @@ from uivenus.records import Outcome, TaskSpec, Trajectory
 console = cli_console()
 
 ENV_HELP = "browser, phone, desktop, android[:SERIAL], sandbox:APP or sandbox-phone:APP"
+
+#: What the policy is shown (`LoopConfig.observation`), for every command that runs the agent loop.
+ObservationOption = Annotated[str, typer.Option(
+    "--observation", help="What the policy is shown: screenshot, or screenshot_a11y_tree (plus the accessibility "
+                          "tree's elements: role, name, value, centre).")]
+A11yLimitOption = Annotated[int, typer.Option("--a11y-limit", min=1,
+                                              help="Most elements listed with screenshot_a11y_tree.")]
+
+
+def observation_type(text: str) -> ObservationType:
+    """`--observation`'s value, or the command's error naming the choices (before any environment starts)."""
+    if text not in {kind.value for kind in ObservationType}:
+        fail(f"--observation must be one of {', '.join(kind.value for kind in ObservationType)}, got {text!r}")
+    return ObservationType(text)
 
 
 class RunSetupError(ValueError):
@@ -232,26 +247,21 @@ def run(
     images_in_history: int = typer.Option(3, "--images-in-history", min=0, help="Past screenshots kept."),
     notes: Path = typer.Option(None, "--notes", help="Keep TakeNote notes across episodes in this directory."),
     user: str = typer.Option("default", "--user", help="Whose notes (with --notes)."),
-    observation: str = typer.Option("screenshot", "--observation", help="What the policy is shown: screenshot, or "
-                                    "screenshot_a11y_tree (plus the accessibility tree's elements: role, name, value, "
-                                    "centre)."),
-    a11y_limit: int = typer.Option(80, "--a11y-limit", min=1, help="Most elements listed with screenshot_a11y_tree."),
+    observation: ObservationOption = ObservationType.SCREENSHOT.value,
+    a11y_limit: A11yLimitOption = MAX_ELEMENTS,
     precheck: str = typer.Option("off", "--precheck", help="Check each action before it runs: off, flag (record "
                                                             "the step verifier's decision) or resend (send a flagged "
                                                             "action back to the model once, with the reason)."),
 ) -> None:
     """Run the agent on one task, record every step under --out, print the steps and the checker's verdict."""
-    from uivenus.agent.element_listing import ObservationType
     from uivenus.agent.loop import LoopConfig
     from uivenus.agent.precheck import PrecheckMode
 
     if precheck not in {mode.value for mode in PrecheckMode}:
         fail(f"--precheck must be one of {', '.join(mode.value for mode in PrecheckMode)}, got {precheck!r}")
-    if observation not in {kind.value for kind in ObservationType}:
-        fail(f"--observation must be one of {', '.join(kind.value for kind in ObservationType)}, got {observation!r}")
     config = LoopConfig(max_steps=max_steps, frame=frame, divisor=divisor, factor=factor, guard=guard,
                         thinking=thinking, max_reasks=max_reasks, images_in_history=images_in_history,
-                        precheck=PrecheckMode(precheck), observation=ObservationType(observation),
+                        precheck=PrecheckMode(precheck), observation=observation_type(observation),
                         a11y_limit=a11y_limit)
     directory, trajectory = run_and_record(
         policy_spec=policy, out=out, instruction=instruction, env_spec=env, task=task, url=url, config=config,

@@ -25,6 +25,7 @@ from typing import Any
 
 from rich.console import Console
 
+from uivenus.agent.element_listing import MAX_ELEMENTS, ObservationType
 from uivenus.files import write_json
 from uivenus.store import EPISODE_FILE, StoreError, read_episode
 from uivenus.tasks.collect import Collector, EpisodeResult
@@ -169,12 +170,16 @@ def evaluate_osworld(
     console: Console | None = None,
     check: SupportCheck | None = None,
     time_limit_s: float | None = None,
+    observation: str = ObservationType.SCREENSHOT.value,
+    a11y_limit: int = MAX_ELEMENTS,
 ) -> dict[str, Any]:
     """Run `policy` (a policy SPEC, or `reference`/`wrong`) on every supported task; write `out/results.json`,
     `out/summary.json`, `out/coverage.json` and the HTML report; return the summary with the results.
 
     `time_limit_s` is each episode's wall-clock budget from its first screen (checked between steps): an episode
-    past it ends unjudged, its task's `error` says so, and the run goes on with the next task."""
+    past it ends unjudged, its task's `error` says so, and the run goes on with the next task. `observation` (and
+    `a11y_limit`) is what the policy is shown (`LoopConfig`): screenshot_a11y_tree adds the accessibility tree's
+    listing, OSWorld's observation of that name; the run and the summary record it."""
     from uivenus.reports.osworld import write_osworld_report
 
     out = Path(out)
@@ -190,7 +195,8 @@ def evaluate_osworld(
     started = time.perf_counter()
     with make_executor(executor, workers) as pool:
         collector = Collector(pool, played, out / RUNS_DIR, f"osworld-{_slug(policy)}", console=console,
-                              progress=progress, env=ENV_SPECS[unsafe_host], time_limit_s=time_limit_s)
+                              progress=progress, env=ENV_SPECS[unsafe_host], time_limit_s=time_limit_s,
+                              observation=observation, a11y_limit=a11y_limit)
         collection = collector.collect(specs)
     ran: dict[str, EpisodeResult] = {r.episode_id: r for r in collection.ran}
     earlier = _previous_seconds(out / RESULTS_FILE)
@@ -199,7 +205,7 @@ def evaluate_osworld(
                                                  ran.get(episode), earlier.get(task.id))
     results = [by_source[item.source] for item in (*loaded.tasks, *loaded.errors)]
     summary = {"policy": policy, "tasks_path": str(tasks), "run": str(collector.run_dir),
-               "time_limit_s": time_limit_s,
+               "time_limit_s": time_limit_s, **collector.shown,
                "seconds": round(time.perf_counter() - started, 1), "ran": collection.episodes,
                "skipped": collection.skipped, "coverage": plan, **summarise(results)}
     write_json(out / RESULTS_FILE, [r.to_dict() for r in results])

@@ -32,6 +32,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from uivenus.actions.space import Platform
+from uivenus.agent.element_listing import MAX_ELEMENTS, ObservationType
 from uivenus.agent.policies.base import Policy
 from uivenus.envs.base import Env, EnvError
 from uivenus.envs.desktop_checks import CHECK_KINDS as DESKTOP_CHECK_KINDS
@@ -174,6 +175,8 @@ class Job:
     guard: str = "allow"
     metadata: dict[str, Any] = field(default_factory=dict)
     time_limit_s: float | None = None  # the episode's wall-clock budget (`LoopConfig.time_limit_s`)
+    observation: str = ObservationType.SCREENSHOT.value  # what the policy is shown (`LoopConfig.observation`)
+    a11y_limit: int = MAX_ELEMENTS  # most elements listed with screenshot_a11y_tree (`LoopConfig.a11y_limit`)
 
 
 @dataclass(frozen=True)
@@ -290,7 +293,8 @@ def collect_episode(context: WorkerContext, job: Job) -> EpisodeResult:
             if isinstance(task, SynthTask):
                 metadata[SYNTH_TASK_KEY] = job.task
             writer = store.episode(job.run_id, job.episode_id, spec, metadata)
-            loop = LoopConfig(max_steps=job.max_steps, guard=job.guard, time_limit_s=job.time_limit_s)
+            loop = LoopConfig(max_steps=job.max_steps, guard=job.guard, time_limit_s=job.time_limit_s,
+                              observation=job.observation, a11y_limit=job.a11y_limit)
             trajectory = run_episode(env, policy, spec, config=loop,
                                      writer=_Recorder(writer, env, spec, job.policy), guard=Guard(job.guard, ocr=False))
             if environment_failed(trajectory.outcome, trajectory.metadata.get("error")):
@@ -338,27 +342,40 @@ class Collector:
     collected at all was the gate's question (it rejects them unless asked to keep them); the guard still records
     what it would have stopped. `judges` are judge SPECs for the trace verdict (`program`, `ocr`, `vlm:...`).
     `env` is the environment SPEC every task runs in (None: each task's own, `env_spec`); `time_limit_s` each
-    episode's wall-clock budget (past it the episode ends as an ERROR).
+    episode's wall-clock budget (past it the episode ends as an ERROR); `observation` and `a11y_limit` what the
+    policy is shown (`LoopConfig`), recorded in the run's metadata, so a resumed run cannot mix two.
     """
 
     def __init__(self, executor: Executor, policy: str, store_root: str | Path, run_id: str, *,
                  judges: Sequence[str] = ("program",), max_steps: int | None = None, guard: str = "allow",
                  console: Console | None = None, progress: bool = True, env: str | None = None,
-                 time_limit_s: float | None = None) -> None:
+                 time_limit_s: float | None = None, observation: str = ObservationType.SCREENSHOT.value,
+                 a11y_limit: int = MAX_ELEMENTS) -> None:
+        from uivenus.agent.loop import LoopConfig
+
+        # the loop's options are checked here, once, rather than failing every job on its worker
+        loop = LoopConfig(max_steps=max_steps, guard=guard, time_limit_s=time_limit_s, observation=observation,
+                          a11y_limit=a11y_limit)
         self.executor, self.policy, self.run_id, self.env = executor, policy, run_id, env
-        self.time_limit_s = time_limit_s
+        self.time_limit_s, self.observation, self.a11y_limit = time_limit_s, loop.observation.value, a11y_limit
         self.store = TrajectoryStore(store_root)
         self.judges, self.max_steps, self.guard = tuple(judges), max_steps, guard
         self.console, self.progress = console or Console(stderr=True), progress
-        self.run_dir = self.store.start_run(run_id, {"policy": policy})
+        self.run_dir = self.store.start_run(run_id, {"policy": policy, **self.shown})
         self._driver_judges: tuple[Any, ...] | None = None
+
+    @property
+    def shown(self) -> dict[str, Any]:
+        """What the policy is shown, as the run's metadata records it (the listing's bound only where it lists)."""
+        listing = self.observation == ObservationType.SCREENSHOT_A11Y_TREE
+        return {"observation": self.observation, **({"a11y_limit": self.a11y_limit} if listing else {})}
 
     def job(self, task: AnyTask, metadata: Mapping[str, Any] | None = None) -> Job:
         spec = _spec(task)
         return Job(task=task.to_dict(), policy=self.policy, store_root=str(self.store.root), run_id=self.run_id,
                    episode_id=episode_id(spec, self.policy), env=self.env or env_spec(spec), judges=self.judges,
                    max_steps=self.max_steps, guard=self.guard, metadata=dict(metadata or {}),
-                   time_limit_s=self.time_limit_s)
+                   time_limit_s=self.time_limit_s, observation=self.observation, a11y_limit=self.a11y_limit)
 
     def finished(self, episode: str) -> bool:
         return (self.store.episode_dir(self.run_id, episode) / EPISODE_FILE).exists()
