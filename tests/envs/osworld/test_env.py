@@ -24,6 +24,7 @@ from uivenus.agent.safety import Guard
 from uivenus.envs.base import SetupError
 from uivenus.envs.checks import checker_for
 from uivenus.envs.desktop import DesktopConfig, DesktopEnv
+from uivenus.envs.osworld.a11y_reader import A11yError
 from uivenus.envs.osworld.downloads import DownloadFailed, cached_path
 from uivenus.envs.osworld.evaluator import evaluate
 from uivenus.envs.osworld.getters import get
@@ -324,6 +325,13 @@ def test_unsafe_host_runs_the_config_on_this_machine_only_when_asked(env: Deskto
         assert init == Path("/proc/1/comm").read_text().strip()
 
 
+def _shows_a_table(env: DesktopEnv) -> bool:
+    try:
+        return any(e.role == "table" for e in env.elements(fresh=True))
+    except A11yError:  # a starting LibreOffice: its launcher leaves the bus mid-read, its windows do not answer yet
+        return False
+
+
 def test_a_calc_sheet_reads_in_seconds_with_the_cells_on_screen_and_no_others(env: DesktopEnv) -> None:
     rules = [{"xpath": "//document-spreadsheet//table-cell[@name='A2']", "text": "42"}]
     evaluator = {"func": "check_accessibility_tree", "result": {"type": "accessibility_tree"},
@@ -332,7 +340,7 @@ def test_a_calc_sheet_reads_in_seconds_with_the_cells_on_screen_and_no_others(en
                         apps=("libreoffice_calc",))
     env.reset(task)
     deadline = time.monotonic() + 60
-    while not any(e.role == "table" for e in env.elements(fresh=True)) and time.monotonic() < deadline:
+    while not _shows_a_table(env) and time.monotonic() < deadline:
         time.sleep(0.5)  # LibreOffice is still starting
     env.step(Type(content="7\n42\n"))
     time.sleep(1)
