@@ -12,9 +12,11 @@ interleaved, and every round is printed). Each line gives two rates, because a s
   worker's first episode was back.
 
 `cores` is the CPU time of this process and everything it started (workers, browsers, Ray's daemons) divided by the
-wall time, and `load` the machine's 1-minute load average when the configuration started: on a shared machine the
-rates move with the other users' load, so compare the ratios of one round. Targets (issue 17): 2 workers >= 1.7x
-one worker; Ray within 15% of the process pool with as many workers.
+wall time (and by the episodes: CPU-s per episode, start-up included), `passed` the episodes verified successful
+(a change that makes collection cheaper must not change it), and `load` the machine's 1-minute load average when
+the configuration started: on a shared machine the rates move with the other users' load, so compare the ratios
+of one round. Targets (issue 17): 2 workers >= 1.7x one worker; Ray within 15% of the process pool with as many
+workers.
 """
 
 from __future__ import annotations
@@ -103,7 +105,7 @@ def collect(name: str, workers: int, todo: list[SynthTask]) -> dict[str, Any]:
         cpu, started = _cpu_seconds(), time.perf_counter()
         collection = Collector(timed, "oracle", root, "bench", progress=False).collect(todo)
         wall = time.perf_counter() - started
-        cores = (_cpu_seconds() - cpu) / wall  # before the workers and their browsers end
+        cpu = _cpu_seconds() - cpu  # before the workers and their browsers end
     assert not collection.errors, collection.errors
     first: dict[str, float] = {}
     for at, worker in timed.arrivals:
@@ -112,7 +114,8 @@ def collect(name: str, workers: int, todo: list[SynthTask]) -> dict[str, Any]:
     later = [at for at, _ in timed.arrivals if at > warm]
     steady = 60 * len(later) / (later[-1] - warm) if later else float("nan")
     return {"wall_rate": 60 * collection.episodes / wall, "steady": steady, "wall": wall, "startup": warm - started,
-            "after": len(later), "workers_used": len(first), "cores": cores, "load": load}
+            "after": len(later), "workers_used": len(first), "cores": cpu / wall, "load": load,
+            "cpu_per_episode": cpu / collection.episodes, "passed": collection.passed}
 
 
 def main() -> None:
@@ -130,8 +133,8 @@ def main() -> None:
             steady[(name, workers)] = r["steady"]
             print(f"round {number} {name} x{workers}: steady {r['steady']:5.1f} episodes/min ({r['after']} "
                   f"episodes after start-up), wall {r['wall_rate']:5.1f} ({args.episodes} in {r['wall']:.1f} s, "
-                  f"start-up {r['startup']:.1f} s, {r['workers_used']} workers ran); cores {r['cores']:.2f}, "
-                  f"load {r['load']:.1f}", flush=True)
+                  f"start-up {r['startup']:.1f} s, {r['workers_used']} workers ran); {r['passed']} passed; cores "
+                  f"{r['cores']:.2f} ({r['cpu_per_episode']:.2f} CPU-s per episode), load {r['load']:.1f}", flush=True)
         _ratios(number, steady)
 
 

@@ -6,6 +6,7 @@ through `app_state()` — the same DomQuery surface the sandbox solvers use — 
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import os
@@ -87,6 +88,17 @@ def test_reset_observes_in_css_pixels_on_both_platforms(web_env: BrowserEnv, pho
         assert ImageChops.difference(Image.open(io.BytesIO(obs.png)).convert("RGB"),
                                      obs.screenshot.convert("RGB")).getbbox() is None
 
+
+
+def test_fast_png_is_the_same_screen_in_a_larger_file(web_env: BrowserEnv, pages_server: SandboxServer) -> None:
+    # `fast_png` (the default) only trades file size for the browser's encoding CPU: the pixels must not change
+    assert web_env.config.fast_png
+    fast = web_env.reset(page_task(pages_server)).png
+    session = web_env._session
+    small = web_env._call(lambda: base64.b64decode(
+        session.cdp.send("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": False})["data"]), 10.0)
+    assert fast is not None and len(fast) > len(small)  # the option took effect
+    assert Image.open(io.BytesIO(fast)).convert("RGB").tobytes() == Image.open(io.BytesIO(small)).convert("RGB").tobytes()
 
 def test_reset_applies_app_state_and_state_reads_it(web_env: BrowserEnv, pages_server: SandboxServer) -> None:
     web_env.reset(page_task(pages_server, app_state={"field": "preset"}))

@@ -1,5 +1,5 @@
-"""A browser that reuses its tab from episode to episode (`BrowserConfig.reuse_page`, the safety suite's sandbox
-envs) starts each episode as clean as a fresh context: nothing the last episode left — app state of any app, planted
+"""A browser that reuses its tab from episode to episode (`BrowserConfig.reuse_page`: every sandbox env of the
+registry, as collection and the safety suite run them) starts each episode as clean as a fresh context: nothing the last episode left — app state of any app, planted
 text, web storage, cookies, window.name, history — reaches the next; where the tab cannot be vouched for (another
 site, another tab open) a fresh context is opened instead."""
 
@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from uivenus.actions.space import Launch, PressBack
-from uivenus.envs.registry import SandboxEnv
+from uivenus.envs.registry import SandboxEnv, make_env
 from uivenus.envs.sandbox import SandboxServer
 from uivenus.envs.sandbox.tasks import app_url, get_task
 
@@ -33,7 +33,8 @@ def _run(env: SandboxEnv, script: str):
 
 @pytest.fixture(scope="module")
 def reusing():
-    with SandboxEnv("launcher", "desktop", reuse_page=True) as env:
+    with make_env("sandbox:launcher") as env:  # what a collection worker builds (`collect.ENV_FOR_LAYOUT`)
+        assert isinstance(env, SandboxEnv) and env.browser.config.reuse_page
         yield env
 
 

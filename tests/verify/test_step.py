@@ -19,7 +19,9 @@ from uivenus.evals.verifier_data import Perturbation, record_episode
 from uivenus.store import TrajectoryStore, read_episode
 from uivenus.verify.base import StepLabel, Verdict, Vote
 from uivenus.verify.judges import VlmJudge
-from uivenus.verify.signals import CHANGE_THRESHOLD, hit_test, intent_consistency, same_action, screen_change
+from uivenus.verify.signals import (
+    CHANGE_THRESHOLD, hit_test, intent_consistency, same_action, screen_change, screen_changes,
+)
 from uivenus.verify.step import StepSignals, StepVerifier, label_step, label_trajectory, step_evidence
 
 # --- pure signals ---------------------------------------------------------------------------------
@@ -36,6 +38,18 @@ def test_screen_change_counts_visibly_changed_pixels() -> None:
     assert screen_change(blank, faint) == 0.0
     assert screen_change(blank, Image.new("RGB", (640, 360), "white")) == 1.0
 
+
+
+def test_screen_changes_compares_each_screen_with_the_next() -> None:
+    # each screen is shrunk once for both its neighbours: the figures must be screen_change's, pair by pair
+    blank = Image.new("RGB", (1280, 720), "white")
+    toggled = blank.copy()
+    ImageDraw.Draw(toggled).rectangle((1100, 140, 1140, 160), fill="#1f6feb")
+    small = Image.new("RGB", (640, 360), "white")
+    screens = [blank, toggled, toggled.copy(), None, blank, small, blank]
+    expected = [screen_change(blank, toggled), 0.0, None, None, 1.0, 1.0, None]
+    assert screen_changes(screens) == expected and expected[0] > CHANGE_THRESHOLD
+    assert screen_changes([]) == [] and screen_changes([blank]) == [None]
 
 def test_same_action_tolerates_a_few_pixels_only() -> None:
     assert same_action(Click(point=(100, 100)), Click(point=(105, 96)))

@@ -122,7 +122,9 @@ def _sandbox(mode: str, kind: str) -> Callable[[str | None], Env]:
         if app not in APP_NAMES:
             raise EnvSpecError(f"{kind} needs a bundled app, as in {kind}:notes; apps: {', '.join(APP_NAMES)}"
                                + (f" (got {app!r})" if app else ""))
-        return SandboxEnv(app, mode)  # type: ignore[return-value]
+        # every episode after the first reuses the wiped tab: a fresh context started new renderer processes per
+        # episode, half of a collection worker's CPU (issue 17); the sandbox apps share one origin, so it always can
+        return SandboxEnv(app, mode, reuse_page=True)  # type: ignore[return-value]
     return build
 
 

@@ -91,12 +91,20 @@ def screen_change(before: Image.Image, after: Image.Image) -> float:
     `PIXEL_TOLERANCE`; 1.0 when the screens differ in size."""
     if before.size != after.size:
         return 1.0
-    width, height = before.size
+    return _changed_share(_grey(before), _grey(after))
+
+
+def _grey(image: Image.Image) -> Image.Image:
+    """The screen as `screen_change` compares it: grey, at most `COMPARE_WIDTH` wide."""
+    width, height = image.size
     scale = min(1.0, COMPARE_WIDTH / width)
     size = (max(1, round(width * scale)), max(1, round(height * scale)))
-    a, b = (image.convert("L").resize(size, Image.Resampling.BOX) for image in (before, after))
+    return image.convert("L").resize(size, Image.Resampling.BOX)
+
+
+def _changed_share(a: Image.Image, b: Image.Image) -> float:
     diff = ImageChops.difference(a, b).point(lambda v: 255 if v > PIXEL_TOLERANCE else 0)
-    return diff.histogram()[255] / (size[0] * size[1])
+    return diff.histogram()[255] / (a.size[0] * a.size[1])
 
 
 def action_fields(action: Action) -> dict[str, Any]:
@@ -159,9 +167,16 @@ def intent_consistency(intent: str | None, action: Action, target: str | None,
 
 
 def screen_changes(screens: Sequence[Image.Image | None]) -> list[float | None]:
-    """Change from each step's screen to the next one's; None where either is missing (the last step)."""
-    return [screen_change(a, b) if a is not None and b is not None else None
-            for a, b in zip(screens, [*screens[1:], None][:len(screens)], strict=True)]  # none for no steps
+    """Change from each step's screen to the next one's (`screen_change`); None where either is missing (the last
+    step). Each screen is shrunk once, not once per neighbour: verification runs this on every collected episode."""
+    grey = [None if image is None else _grey(image) for image in screens]
+    out: list[float | None] = []
+    for i, (a, b) in enumerate(zip(screens, screens[1:], strict=False)):
+        if a is None or b is None:
+            out.append(None)
+        else:
+            out.append(1.0 if a.size != b.size else _changed_share(grey[i], grey[i + 1]))  # type: ignore[arg-type]
+    return [*out, None][:len(screens)]  # none for no steps
 
 
 def think_text(response: str | None) -> str | None:
