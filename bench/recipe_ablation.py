@@ -26,7 +26,7 @@ import yaml
 
 from uivenus.train.config import from_dict
 from uivenus.train.mopd import MOPDConfig, train_mopd
-from uivenus.train.recipe import RecipeConfig, _data, _evaluate, _expert_sft, _stage
+from uivenus.train.recipe import RecipeConfig, evaluate_model, expert_sft_stage, recipe_data, stage_config
 from uivenus.train.samples import Domain
 from uivenus.train.sft import SFTConfig, train_sft
 
@@ -51,25 +51,27 @@ def main(name: str, overrides: dict[str, object], stage1: Path, teachers: Path, 
          train_expert: str | None) -> None:
     torch.set_num_threads(1)
     config = from_dict(RecipeConfig, yaml.safe_load(Path("configs/nano.yaml").read_text()) | {"out_dir": str(RUN)})
-    paths = _data(config)
+    paths = recipe_data(config)
     sources = {"grounding": {"kind": "grounding", "annotations": str(paths["grounding_train"]), "frame_kind": "rel",
                              "weight": config.mixture["grounding"]},
                "web": {"kind": "steps", "steps": str(paths["steps_train"]), "weight": config.mixture["web"]}}
     out = RUN / "ablations" / name
     seed = int(overrides.pop("seed", config.model.seed))
     if train_stage1:
-        sft = _stage(SFTConfig, _override(dict(config.sft), overrides), "sft", model=str(RUN / "base"),
-                     out_dir=str(out), sources=list(sources.values()), seed=seed, progress=False)
+        sft = stage_config(SFTConfig, _override(dict(config.sft), overrides), "sft", model=str(RUN / "base"),
+                           out_dir=str(out), sources=list(sources.values()), seed=seed, progress=False)
         checkpoint = train_sft(sft)
     elif train_expert:
-        train, _ = _expert_sft(config, Domain(train_expert), stage1, sources[train_expert], out, seed)
+        train, _ = expert_sft_stage(config, Domain(train_expert), stage1, sources[train_expert], out, seed)
         checkpoint = train()
     else:
         experts = {d: str(teachers / f"expert_{d}" / "checkpoints" / EXPERT_STEP / "model") for d in sources}
-        mopd = _stage(MOPDConfig, _override(dict(config.mopd), overrides), "mopd", model=str(stage1),
-                      out_dir=str(out), sources=list(sources.values()), teachers=experts, seed=seed, progress=False)
+        mopd = stage_config(MOPDConfig, _override(dict(config.mopd), overrides), "mopd", model=str(stage1),
+                            out_dir=str(out), sources=list(sources.values()), teachers=experts, seed=seed,
+                            progress=False)
         checkpoint = train_mopd(mopd)
-    print(name, overrides, f"seed {seed}", _evaluate(name, checkpoint, paths, config, out / "eval"), flush=True)
+    scores = evaluate_model(name, checkpoint, paths, config, out / "eval")
+    print(name, overrides, f"seed {seed}", scores, flush=True)
 
 
 if __name__ == "__main__":

@@ -274,3 +274,22 @@ def test_mopd_config_reads_yaml_strictly(tmp_path: Path) -> None:
         load_config(path, MOPDConfig, overrides=["sampling.k=1"])
     with pytest.raises(ConfigError, match="mobile"):
         load_config(path, MOPDConfig, overrides=["teachers.phone=x"])
+
+
+@pytest.mark.parametrize("temperature", [0.5, 1.0])
+def test_at_any_sampling_temperature_fresh_samples_have_importance_weights_of_one(models: tuple[Path, Path],
+                                                                                   temperature: float) -> None:
+    """The student is scored at the sampling temperature: under unchanged weights its log-probs are the sampler's,
+    so no token is truncated; the teacher too, so a teacher that is the student has no reverse KL to it."""
+    student, _ = models
+    loss_fn = _loss(student, student, hint=False, sampling=SamplingConfig(k=4, max_new_tokens=8,
+                                                                           temperature=temperature))
+    model = load_model(student, "float32")
+    torch.manual_seed(3)
+    rollouts = ModelSampler(model, loss_fn.processor, loss_fn.config.sampling).sample(
+        [_sample("a", CLICK), _sample("b", CLICK, (64, 128))])
+    _, metrics = loss_fn.loss(model, rollouts)
+    assert metrics["completion_tokens"] > 4
+    assert metrics["is_dropped"] == 0.0
+    assert metrics["sampler_mismatch"] < 5e-3, metrics  # mean |log π_θ − log μ| per token: IS weights ≈ 1
+    assert abs(metrics["reverse_kl"]) < 1e-5

@@ -191,3 +191,20 @@ def test_rl_config_reads_yaml_strictly(tmp_path: Path) -> None:
         load_config(path, RLConfig, overrides=["sampling.k=1"])
     with pytest.raises(ConfigError, match="method"):
         load_config(path, RLConfig, overrides=["method=ppo"])
+
+
+def test_at_a_sampling_temperature_below_one_fresh_samples_are_not_clipped(stage1: Path, grounding: SourceSpec,
+                                                                           tmp_path: Path) -> None:
+    """The policy is scored at the sampling temperature, so the ratio to the sampler is 1 before any update (a
+    tight clip range: this Stage I is confident enough that a T = 1 score would be within the default one)."""
+    from uivenus.agent.policies.transformers_local import load_processor
+
+    processor = load_processor(str(stage1))
+    model = load_model(stage1, "float32")
+    loss_fn = RLLoss(_config(stage1, grounding, tmp_path, kl_coef=0.1, clip_eps=0.02,
+                             sampling=SamplingConfig(k=4, max_new_tokens=10, temperature=0.5)), processor)
+    torch.manual_seed(0)
+    rewarded = loss_fn.rollout(model, _batch(processor, grounding))
+    _, metrics = loss_fn.loss(model, rewarded)
+    assert metrics["completion_tokens"] > 2
+    assert metrics["clip_fraction"] == 0.0 and metrics["kl"] == pytest.approx(0.0, abs=1e-6)

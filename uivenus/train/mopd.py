@@ -201,7 +201,10 @@ class MOPDLoss:
 
     def teacher_logps(self, rollouts: Sequence[Rollout], width: int, device: Any,
                       student_batch: Batch | None = None, shard_like: Any = None) -> torch.Tensor:
-        """(B, width) teacher log-probabilities of the sampled tokens, right-aligned like the student's."""
+        """(B, width) teacher log-probabilities of the sampled tokens, right-aligned like the student's, at the
+        sampling temperature like the student's: the tempered reverse KL is smallest when the student's logits are
+        the teacher's, so the student learns the teacher's own distribution (a teacher at 1 against a student at
+        T would train the student's logits to T times the teacher's)."""
         import torch
 
         out = torch.zeros(len(rollouts), width, device=device)
@@ -209,7 +212,7 @@ class MOPDLoss:
             for part in self.teacher_batches(rollouts, device, student_batch, shard_like):
                 model, _ = self.teacher(part.domain, device, shard_like)
                 part_width, _, _ = completion_view(part.batch)
-                logp = token_logprobs(model, part.batch)[:, -part_width:]
+                logp = token_logprobs(model, part.batch, temperature=self.config.sampling.temperature)[:, -part_width:]
                 if part.rows:
                     out[list(part.rows), width - part_width:] = logp.to(device)
         return out
@@ -218,7 +221,7 @@ class MOPDLoss:
         import torch
 
         config = self.config
-        scored = score_rollouts(model, self.processor, rollouts)
+        scored = score_rollouts(model, self.processor, rollouts, temperature=config.sampling.temperature)
         device = scored.logp.device
         teacher = self.teacher_logps(rollouts, scored.width, device, scored.batch, model)
         correctness = [action_correctness(r.text, r.sample.reference) for r in rollouts]

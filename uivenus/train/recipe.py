@@ -33,8 +33,9 @@ from uivenus.train.rl import RLConfig
 from uivenus.train.samples import Domain
 from uivenus.train.sft import SFTConfig
 
-__all__ = ["RecipeConfig", "RecipeResult", "TinyModelSpec", "results_table",
-           "run_recipe", "ship_checkpoint", "ShapesData", "StepsData", "summarise"]
+__all__ = ["EXPERT_STAGES", "RecipeConfig", "RecipeResult", "ShapesData", "StepsData", "TinyModelSpec",
+           "evaluate_model", "expert_rl_stage", "expert_sft_stage", "recipe_data", "results_table", "run_recipe",
+           "ship_checkpoint", "stage_config", "summarise"]
 
 RESULTS_FILE = "recipe_results.json"
 TABLE_FILE = "recipe_table.md"
@@ -178,7 +179,9 @@ def _steps(spec: StepsData, out: Path, train: bool) -> Path:
     return out / STEPS_FILE
 
 
-def _data(config: RecipeConfig) -> dict[str, Path]:
+def recipe_data(config: RecipeConfig) -> dict[str, Path]:
+    """The recipe's generated data under `out_dir/data` (made on first use, reused after): paths of the grounding
+    and sandbox-step sets, `grounding_train`, `grounding_eval`, `steps_train`, `steps_eval`."""
     root = config.out_dir / "data"
     return {
         "grounding_train": _shapes(config.grounding, root / "grounding_train", train=True),
@@ -190,7 +193,7 @@ def _data(config: RecipeConfig) -> dict[str, Path]:
 
 # --- stages ---
 
-def _stage(cls: type, settings: Mapping[str, Any], where: str, **recipe: Any) -> Any:
+def stage_config(cls: type, settings: Mapping[str, Any], where: str, **recipe: Any) -> Any:
     """A stage config: its settings from the recipe file plus what the recipe sets (model, data, out_dir, seed),
     resuming from the stage's own checkpoints (a finished stage returns its final model at once)."""
     return from_dict(cls, {**settings, "resume": "auto", **recipe}, where)
@@ -267,8 +270,8 @@ def _step_accuracy(policy: Any, steps: Path, out: Path, batch_size: int = 16) ->
     return {"accuracy": right / len(verdicts) if verdicts else 0.0, "n": len(verdicts)}
 
 
-def _evaluate(name: str, checkpoint: Path, data: Mapping[str, Path], config: RecipeConfig,
-              out: Path) -> dict[str, float]:
+def evaluate_model(name: str, checkpoint: Path, data: Mapping[str, Path], config: RecipeConfig,
+                   out: Path) -> dict[str, float]:
     """The model's held-out scores, kept in `out/scores.json` (a rerun reads them instead of evaluating again)."""
     from uivenus.agent.policies.transformers_local import HFOptions, TransformersPolicy
     from uivenus.evals.grounding import evaluate_grounding
@@ -356,28 +359,33 @@ def _plot(summary: Mapping[str, Mapping[str, Mapping[str, float]]], out: Path) -
 
 # --- the run --------------------------------------------------------------------------------------
 
-def _expert_sft(config: RecipeConfig, domain: Domain, stage1: Path, source: Mapping[str, Any], out: Path,
-                seed: int) -> tuple[Callable[[], Path], int]:
+def expert_sft_stage(config: RecipeConfig, domain: Domain, stage1: Path, source: Mapping[str, Any], out: Path,
+                     seed: int) -> tuple[Callable[[], Path], int]:
+    """A domain-SFT expert from `stage1` on `source` alone (`expert_sft` over `sft`): the run to call and its
+    optimizer steps, so a caller can time it and count the budget."""
     from uivenus.train.sft import train_sft
 
-    sft = _stage(SFTConfig, {**config.sft, **config.expert_sft}, f"expert_sft ({domain.value})", model=str(stage1),
-                 out_dir=str(out), sources=[{k: v for k, v in source.items() if k != "weight"}], seed=seed,
-                 progress=config.progress)
+    sft = stage_config(SFTConfig, {**config.sft, **config.expert_sft}, f"expert_sft ({domain.value})",
+                       model=str(stage1), out_dir=str(out),
+                       sources=[{k: v for k, v in source.items() if k != "weight"}], seed=seed,
+                       progress=config.progress)
     return lambda: train_sft(sft), sft.max_steps or 0
 
 
-def _expert_rl(config: RecipeConfig, domain: Domain, stage1: Path, source: Mapping[str, Any], out: Path,
-               seed: int) -> tuple[Callable[[], Path], int]:
+def expert_rl_stage(config: RecipeConfig, domain: Domain, stage1: Path, source: Mapping[str, Any], out: Path,
+                    seed: int) -> tuple[Callable[[], Path], int]:
+    """A Stage II RL expert from `stage1` on `source` (`rl`, with `rl_by_domain` over it): the run and its steps."""
     from uivenus.train.rl import train_rl
 
     settings = {**config.rl, **config.rl_by_domain.get(domain.value, {})}
-    rl = _stage(RLConfig, settings, f"rl ({domain.value})", model=str(stage1), out_dir=str(out),
-                sources=[source], domain=domain.value, seed=seed, progress=config.progress)
+    rl = stage_config(RLConfig, settings, f"rl ({domain.value})", model=str(stage1), out_dir=str(out),
+                      sources=[source], domain=domain.value, seed=seed, progress=config.progress)
     return lambda: train_rl(rl), rl.max_steps or 0
 
 
 #: How an expert is made from Stage I (`RecipeConfig.expert`): the run to call and its optimizer steps.
-EXPERT_STAGES: Mapping[str, Callable[..., tuple[Callable[[], Path], int]]] = {"sft": _expert_sft, "rl": _expert_rl}
+EXPERT_STAGES: Mapping[str, Callable[..., tuple[Callable[[], Path], int]]] = {"sft": expert_sft_stage,
+                                                                               "rl": expert_rl_stage}
 
 
 def _seed_models(config: RecipeConfig, seed: int, stage1: Path, sources: Mapping[Domain, Mapping[str, Any]],
@@ -401,16 +409,17 @@ def _seed_models(config: RecipeConfig, seed: int, stage1: Path, sources: Mapping
     teachers = {d.value: str(ckpt[f"expert_{d.value}"]) for d in EXPERT_DOMAINS}
     for name, variant in STUDENTS.items():
         log(f"seed {seed}, Stage III: {name} distilled from both experts")
-        mopd = _stage(MOPDConfig, {**config.mopd, **variant}, "mopd", model=str(stage1), out_dir=str(out / name),
-                      sources=mix, teachers=teachers, seed=seed, progress=config.progress)
+        mopd = stage_config(MOPDConfig, {**config.mopd, **variant}, "mopd", model=str(stage1),
+                            out_dir=str(out / name), sources=mix, teachers=teachers, seed=seed,
+                            progress=config.progress)
         ckpt[name] = _timed(seconds, f"seed-{seed}/{name}", lambda mopd=mopd: train_mopd(mopd))
     budget += mopd.max_steps or 0
     log(f"seed {seed}, baselines: weight average of the experts; multi-task SFT for {budget} steps")
     ckpt["weight_average"] = _timed(seconds, f"seed-{seed}/weight_average", lambda: average_checkpoints(
         [ckpt[f"expert_{d.value}"] for d in EXPERT_DOMAINS], out / "weight_average"))
-    multitask = _stage(SFTConfig, {**config.sft, **config.expert_sft, "max_steps": budget}, "sft",
-                       model=str(stage1), out_dir=str(out / "multitask_sft"), sources=mix, seed=seed,
-                       progress=config.progress)
+    multitask = stage_config(SFTConfig, {**config.sft, **config.expert_sft, "max_steps": budget}, "sft",
+                             model=str(stage1), out_dir=str(out / "multitask_sft"), sources=mix, seed=seed,
+                             progress=config.progress)
     ckpt["multitask_sft"] = _timed(seconds, f"seed-{seed}/multitask_sft", lambda: train_sft(multitask))
     return ckpt, budget
 
@@ -428,7 +437,7 @@ def run_recipe(config: RecipeConfig, *, log: Callable[[str], None] = print) -> R
     seconds: dict[str, float] = {}
     ckpt: dict[str, dict[int, Path]] = {name: {} for name in MODELS}
     scores: dict[str, dict[int, dict[str, float]]] = {name: {} for name in MODELS}
-    paths = _timed(seconds, "data", lambda: _data(config))
+    paths = _timed(seconds, "data", lambda: recipe_data(config))
     sources = {Domain.GROUNDING: {"kind": "grounding", "annotations": str(paths["grounding_train"]),
                                   "frame_kind": "rel"},
                Domain.WEB: {"kind": "steps", "steps": str(paths["steps_train"])}}
@@ -443,11 +452,11 @@ def run_recipe(config: RecipeConfig, *, log: Callable[[str], None] = print) -> R
             seed=spec.seed))
 
     log("Stage I: SFT on the mix of both domains (once; reused by every seed and every rerun)")
-    sft = _stage(SFTConfig, config.sft, "sft", model=str(base), out_dir=str(out / "stage1"),
-                 sources=list(sources.values()), seed=spec.seed, progress=config.progress)
+    sft = stage_config(SFTConfig, config.sft, "sft", model=str(base), out_dir=str(out / "stage1"),
+                       sources=list(sources.values()), seed=spec.seed, progress=config.progress)
     stage1 = _timed(seconds, "stage1", lambda: train_sft(sft))
     log("Evaluating stage1 on held-out shapes and sandbox steps")
-    stage1_scores = _timed(seconds, "eval_stage1", lambda: _evaluate(
+    stage1_scores = _timed(seconds, "eval_stage1", lambda: evaluate_model(
         "stage1", stage1, paths, config, out / "eval" / "stage1"))
     ckpt["stage1"][spec.seed], scores["stage1"][spec.seed] = stage1, stage1_scores
     budget = 0
@@ -458,7 +467,7 @@ def run_recipe(config: RecipeConfig, *, log: Callable[[str], None] = print) -> R
             log(f"seed {seed}: evaluating {name} on held-out shapes and sandbox steps")
             where = out / "eval" / f"seed-{seed}" / name
             scores[name][seed] = _timed(seconds, f"seed-{seed}/eval_{name}", lambda n=name, p=path, w=where:
-                                        _evaluate(n, p, paths, config, w))
+                                        evaluate_model(n, p, paths, config, w))
     first = config.seeds[0]
     for name in MODELS:  # the first seed's curves (the other seeds' metrics.jsonl are beside their checkpoints)
         if name != "weight_average":

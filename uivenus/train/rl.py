@@ -190,7 +190,8 @@ class RLLoss:
         import torch
 
         config = self.config
-        scored = score_rollouts(model, self.processor, rewarded.rollouts)
+        temperature = config.sampling.temperature  # the sampler's log-probs, the ratio and the KL: all at one T
+        scored = score_rollouts(model, self.processor, rewarded.rollouts, temperature=temperature)
         totals = torch.tensor([r.total for r in rewarded.rewards])
         advantages = group_advantages(totals, config.sampling.k, config.method).to(scored.logp.device)
         loss = clipped_pg_loss(scored.logp, scored.sampler_logp, advantages, scored.mask, config.clip_eps,
@@ -210,7 +211,8 @@ class RLLoss:
         }
         if config.kl_coef:
             with torch.no_grad():
-                reference = token_logprobs(self._reference_model(scored.logp.device, model), scored.batch)[:, -scored.width:]
+                reference = token_logprobs(self._reference_model(scored.logp.device, model), scored.batch,
+                                           temperature=temperature)[:, -scored.width:]
             kl = kl_penalty(scored.logp, reference, scored.mask, config.kl_kind)
             loss = loss + config.kl_coef * kl
             metrics["kl"] = float(kl.detach())

@@ -4,7 +4,8 @@ and the layout that lets any model score those exact tokens.
 Two samplers. `ModelSampler` generates with the model being trained (transformers `generate`, temperature 1.0 by
 default) and records, token by token, the log-probability of the distribution it actually drew from — after every
 logits processor, temperature and top-p included — so the importance weights of MOPD compare the trainer with the
-real sampler. `ServerSampler` asks an OpenAI-compatible server (vLLM, SGLang; a `policy_from_spec("openai:...")`
+real sampler; the trainer scores the same tokens at the sampling temperature (`score_rollouts`), as verl's actor
+does, so only top-p's renormalisation and numerics remain between them. `ServerSampler` asks an OpenAI-compatible server (vLLM, SGLang; a `policy_from_spec("openai:...")`
 policy), which answers text only: its replies are tokenised here and carry no sampler log-probabilities (the
 trainer's own then stand in, an importance weight of 1), and the server must be serving the current weights.
 `VLLMSampler` asks vLLM for its sampled token ids and their log-probabilities, and the trainer keeps the server's
@@ -280,7 +281,9 @@ class ServerSampler:
 class VLLMSampler:
     """Samples from a vLLM server's chat endpoint, asking for the sampled token ids and each one's log-probability
     (vLLM's `return_token_ids`, `logprobs`): the rollouts are the server's exact tokens, and MOPD's and GRPO's
-    importance weights compare the trainer with the sampler that drew them."""
+    importance weights compare the trainer with the sampler that drew them. The server must return the log-probs
+    after temperature (`vllm serve --logprobs-mode processed_logprobs`; vLLM's default is the raw ones) when the
+    temperature is not 1, because the trainer scores at the sampling temperature."""
 
     def __init__(self, policy: OpenAIPolicy, processor: Any, config: SamplingConfig) -> None:
         self.policy, self.processor, self.config, self.k = policy, processor, config, config.k
@@ -394,11 +397,14 @@ class ScoredRollouts:
         return self.batch.spans.map(lambda mask: mask[:, -self.width:])
 
 
-def score_rollouts(model: Any, processor: Any, rollouts: Sequence[Rollout]) -> ScoredRollouts:
-    """Encode `rollouts` for `model` (on its device) and take its log-probabilities of the sampled tokens."""
+def score_rollouts(model: Any, processor: Any, rollouts: Sequence[Rollout], *,
+                   temperature: float = 1.0) -> ScoredRollouts:
+    """Encode `rollouts` for `model` (on its device) and take its log-probabilities of the sampled tokens at the
+    sampling `temperature`: the sampler's are those of the tempered distribution, and an importance ratio or clip
+    compares like with like only when the trainer's are too (as verl's actor does with the rollout temperature)."""
     device = next(model.parameters()).device
     batch = encode_rollouts(processor, rollouts).to(device)
     width, _, mask = completion_view(batch)
-    logp = token_logprobs(model, batch)[:, -width:]
+    logp = token_logprobs(model, batch, temperature=temperature)[:, -width:]
     sampler = right_aligned([r.sampler_logp for r in rollouts], logp)
     return ScoredRollouts(tuple(rollouts), batch, width, mask, logp, sampler)
