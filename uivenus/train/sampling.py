@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from uivenus.agent.policies.base import Message, Policy, PolicyRequest, Sampling, policy_from_spec
 from uivenus.agent.policies.openai_compat import OpenAIOptions, OpenAIPolicy, chat_body
 from uivenus.agent.policies.transformers_local import completion_length, stop_ids_of, to_chat
-from uivenus.train.collate import Batch, collate
+from uivenus.train.collate import Batch, collate, join_rows
 from uivenus.train.encode import IGNORE_INDEX, PromptInputs, chat_template_kwargs, encode_completion, encode_prompt
 from uivenus.train.samples import ChatSample
 from uivenus.train.trainer import token_logprobs
@@ -181,7 +181,7 @@ def _prompt_batch(prompts: Sequence[PromptInputs], pad_id: int) -> dict[str, tor
         inputs["mm_token_type_ids"] = torch.stack([left(p.mm_token_type_ids, 0) for p in prompts])
     with_images = [p for p in prompts if p.pixel_values is not None]
     if with_images:
-        inputs["pixel_values"] = torch.cat([p.pixel_values for p in with_images])
+        inputs["pixel_values"] = join_rows([p.pixel_values for p in with_images])
         inputs["image_grid_thw"] = torch.cat([p.image_grid_thw for p in with_images])
     return inputs
 
