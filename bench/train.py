@@ -229,7 +229,7 @@ def main() -> None:
         print(f"  {label:<24} {r['tokens_per_s']:8.1f} tokens/s  {r['step_s'] * 1000:8.0f} ms/step  "
               f"peak RSS {r['peak_rss_mb']:.0f} MB{cuda}")
     ratio = results["ours"]["tokens_per_s"] / results["trl"]["tokens_per_s"]
-    print(f"  ratio (ours / TRL tokens per second): {ratio:.2f}  target >= {TARGET:.1f}: "
+    print(f"  ratio (ours / TRL tokens per second): {ratio:.3f}  target >= {TARGET:.1f}: "
           f"{'PASS' if ratio >= TARGET else 'MISS'}")
 
 
