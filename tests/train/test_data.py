@@ -512,3 +512,15 @@ def test_verification_rewards_give_a_failed_trajectory_lower_advantages(run, tmp
     copy_good, _, copy_bad, _ = advantages["verification"]  # the advantage of repeating the recorded action
     assert copy_good > 0 > copy_bad
     assert advantages["reference"][0] == advantages["reference"][2] > 0  # the reference alone cannot tell them apart
+
+
+def test_join_rows_concatenates_and_reuses_one_tensor_s_consecutive_slices() -> None:
+    from uivenus.train.collate import join_rows
+
+    pixels = torch.randn(10, 6)
+    joined = join_rows([pixels[0:3], pixels[3:7], pixels[7:9]])  # a batch's images, cut into prompts
+    assert torch.equal(joined, pixels[:9]) and joined.data_ptr() == pixels.data_ptr()
+    for parts in ([pixels[0:3], pixels[4:7]], [pixels[0:3], pixels[0:3]], [pixels[0:3], torch.randn(2, 6)],
+                  [pixels[:, :3], pixels[:, 3:]]):
+        joined = join_rows(parts)
+        assert torch.equal(joined, torch.cat(parts)) and joined.data_ptr() != pixels.data_ptr()

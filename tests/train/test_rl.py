@@ -157,6 +157,33 @@ def test_the_sampler_records_the_log_probs_of_the_distribution_it_drew_from(tiny
         assert torch.isfinite(rollout.sampler_logp).all() and bool(mask[row, width - n:].all())
 
 
+def test_the_sampler_draws_the_tokens_transformers_sampling_draws(tiny_qwen3_vl: Path, grounding: SourceSpec) -> None:
+    """The sampler draws each token itself (one softmax, `generate` run greedy on its pick): with the same seed it
+    must draw exactly what `generate(do_sample=True)` draws from the same distribution."""
+    from uivenus.agent.policies.transformers_local import load_processor
+    from uivenus.train.encode import encode_prompt
+    from uivenus.train.sampling import ModelSampler, _prompt_batch
+
+    processor = load_processor(str(tiny_qwen3_vl))
+    model = load_model(tiny_qwen3_vl, "float32")
+    samples = list(samples_from_spec(grounding))
+    torch.manual_seed(0)
+    rollouts = ModelSampler(model, processor, SamplingConfig(k=2, max_new_tokens=8, min_new_tokens=3)).sample(samples)
+    config = model.config
+    pad = processor.tokenizer.pad_token_id
+    inputs = _prompt_batch([encode_prompt(processor, s.messages, thinking=s.thinking) for s in samples], pad)
+    torch.manual_seed(0)
+    with torch.no_grad():
+        reference = model.generate(
+            **inputs, do_sample=True, temperature=1.0, top_k=0, top_p=1.0, num_return_sequences=2, max_new_tokens=8,
+            min_new_tokens=3, pad_token_id=pad, suppress_tokens=[config.image_token_id, config.video_token_id,
+                                                                 config.vision_start_token_id, config.vision_end_token_id])
+    drawn = reference[:, inputs["input_ids"].shape[1]:].tolist()
+    assert len(rollouts) == len(drawn) == 2 * len(samples)
+    for rollout, row in zip(rollouts, drawn):
+        assert len(rollout.completion_ids) >= 3 and rollout.completion_ids == tuple(row[:len(rollout.completion_ids)])
+
+
 @pytest.mark.parametrize("padding_side", ["right", "left"])
 def test_prompts_cut_from_a_stream_batch_are_what_encode_prompt_gives(tiny_qwen3_vl: Path, grounding: SourceSpec,
                                                                        padding_side: str) -> None:

@@ -19,7 +19,7 @@ from uivenus.train.spans import TokenSpans
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["Batch", "PaddingSide", "collate"]
+__all__ = ["Batch", "PaddingSide", "collate", "join_rows"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,22 @@ class Batch:
 PaddingSide: TypeAlias = Literal["left", "right"]
 
 
+def join_rows(parts: Sequence[torch.Tensor]) -> torch.Tensor:
+    """`torch.cat` along rows, without the copy when the parts are consecutive slices of one tensor (a batch's
+    images cut into prompts and joined again): on a busy CPU every large copy can wait for a second thread."""
+    import torch
+
+    first = parts[0]
+    offset, storage = first.storage_offset(), first.untyped_storage().data_ptr()
+    for part in parts:
+        if (not part.is_contiguous() or part.untyped_storage().data_ptr() != storage or part.dtype != first.dtype
+                or part.shape[1:] != first.shape[1:] or part.storage_offset() != offset):
+            return torch.cat(list(parts))
+        offset += part.numel()
+    rows = sum(part.shape[0] for part in parts)
+    return first.as_strided((rows, *first.shape[1:]), first.stride(), first.storage_offset())
+
+
 def collate(items: Sequence[Encoded], pad_id: int, padding_side: PaddingSide = "right") -> Batch:
     """Pad to the longest item (left padding puts every reply's end at the same position, as generation wants)."""
     import torch
@@ -85,7 +101,7 @@ def collate(items: Sequence[Encoded], pad_id: int, padding_side: PaddingSide = "
         weights=torch.tensor([item.sample.weight for item in items], dtype=torch.float32),
         samples=tuple(item.sample for item in items),
         mm_token_type_ids=torch.stack([pad(item.mm_token_type_ids, 0) for item in items]) if all(has_mm) else None,
-        pixel_values=torch.cat([item.pixel_values for item in with_images]) if with_images else None,
+        pixel_values=join_rows([item.pixel_values for item in with_images]) if with_images else None,
         image_grid_thw=torch.cat([item.image_grid_thw for item in with_images]) if with_images else None,
     )
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from uivenus.agent.policies.base import Message, Policy, PolicyRequest, Sampling, policy_from_spec
 from uivenus.agent.policies.openai_compat import OpenAIOptions, OpenAIPolicy, chat_body
 from uivenus.agent.policies.transformers_local import completion_length, stop_ids_of, to_chat
-from uivenus.train.collate import Batch, collate
+from uivenus.train.collate import Batch, collate, join_rows
 from uivenus.train.encode import IGNORE_INDEX, PromptInputs, chat_template_kwargs, encode_completion, encode_prompt
 from uivenus.train.samples import ChatSample
 from uivenus.train.trainer import token_logprobs
@@ -136,40 +136,32 @@ def _vision_ids(model: Any) -> list[int]:
 
 
 class _ChosenLogProbs:
-    """The last logits processor of `generate`: bars the `suppressed` ids, applies temperature and top-p itself (so
-    nothing changes the distribution after it) and records log μ(y_t) of each drawn token, which it sees one step
-    later as the newest input id. It keeps the scores `generate` samples from (no copy) and their log-normaliser,
-    so a step costs one logsumexp and one gather, not a log-softmax over the vocabulary."""
+    """The last logits processor of `generate`, which draws each token itself: it bars the `suppressed` ids, applies
+    temperature and top-p (`warpers`), draws from the softmax exactly as `generate`'s sampling does (the same ops on
+    the same random stream), records log μ(y_t) of the drawn token, and returns scores whose argmax is that token
+    for `generate` run greedy. So a token costs one softmax over the vocabulary, not a softmax and a logsumexp."""
 
-    def __init__(self, suppressed: Sequence[int], warpers: Sequence[Callable[[Any, Any], Any]]) -> None:
-        self.suppressed = list(suppressed)
+    def __init__(self, suppressed: torch.Tensor, warpers: Sequence[Callable[[Any, Any], Any]]) -> None:
+        self.suppressed = suppressed
         self.warpers = tuple(warpers)
-        self.previous: tuple[torch.Tensor, torch.Tensor] | None = None  # (scores, logsumexp) of the last step
         self.chosen: list[torch.Tensor] = []
 
-    def _logp(self, tokens: torch.Tensor) -> torch.Tensor:
-        """log μ of `tokens` ([N, 1]) under the last step's distribution: the chosen score minus the normaliser."""
-        scores, normaliser = self.previous
-        return scores.gather(1, tokens).squeeze(1).float() - normaliser
-
     def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
-        scores[:, self.suppressed] = -float("inf")
+        import torch
+
+        scores = scores.index_fill_(1, self.suppressed, -float("inf"))
         for warp in self.warpers:
             scores = warp(input_ids, scores)
-        if self.previous is not None:
-            self.chosen.append(self._logp(input_ids[:, -1:]))
-        self.previous = (scores, scores.float().logsumexp(-1))
-        return scores
+        probs = scores.softmax(dim=-1)
+        drawn = torch.multinomial(probs, num_samples=1)
+        self.chosen.append(probs.gather(1, drawn).squeeze(1).log())
+        return scores.scatter_(1, drawn, float("inf"))
 
     def per_token(self, new_tokens: torch.Tensor) -> torch.Tensor:
         """(N, G) log-probabilities of the G generated tokens (steps generate ran and then undid are dropped)."""
         import torch
 
-        steps = new_tokens.shape[1]
-        chosen = list(self.chosen[:steps])
-        if len(chosen) < steps and self.previous is not None:
-            chosen.append(self._logp(new_tokens[:, len(chosen):len(chosen) + 1]))
-        return torch.stack(chosen, dim=1)
+        return torch.stack(self.chosen[:new_tokens.shape[1]], dim=1)
 
 
 def _prompt_batch(prompts: Sequence[PromptInputs], pad_id: int) -> dict[str, torch.Tensor]:
@@ -190,7 +182,7 @@ def _prompt_batch(prompts: Sequence[PromptInputs], pad_id: int) -> dict[str, tor
         inputs["mm_token_type_ids"] = torch.stack([left(p.mm_token_type_ids, 0) for p in prompts])
     with_images = [p for p in prompts if p.pixel_values is not None]
     if with_images:
-        inputs["pixel_values"] = torch.cat([p.pixel_values for p in with_images])
+        inputs["pixel_values"] = join_rows([p.pixel_values for p in with_images])
         inputs["image_grid_thw"] = torch.cat([p.image_grid_thw for p in with_images])
     return inputs
 
@@ -219,20 +211,21 @@ class ModelSampler:
         from transformers import LogitsProcessorList, TemperatureLogitsWarper, TopPLogitsWarper
 
         device = next(self.model.parameters()).device
-        inputs = {name: t.to(device) for name, t in _prompt_batch(prompts, self.pad_id).items()}
+        # k copies of each prompt, consecutive (what `num_return_sequences` does, which greedy `generate` refuses)
+        copies = [prompt for prompt in prompts for _ in range(self.k)]
+        inputs = {name: t.to(device) for name, t in _prompt_batch(copies, self.pad_id).items()}
         warpers = []
         if self.config.temperature != 1.0:
             warpers.append(TemperatureLogitsWarper(self.config.temperature))
         if self.config.top_p < 1.0:
             warpers.append(TopPLogitsWarper(self.config.top_p))
-        recorder = _ChosenLogProbs(_vision_ids(self.model), warpers)
+        recorder = _ChosenLogProbs(torch.tensor(_vision_ids(self.model), dtype=torch.long, device=device), warpers)
         was_training = self.model.training
         self.model.eval()
         try:
             with torch.no_grad():
                 sequences = self.model.generate(
-                    **inputs, do_sample=True, use_cache=True, temperature=1.0, top_p=1.0, top_k=0,
-                    num_return_sequences=self.k, max_new_tokens=self.config.max_new_tokens,
+                    **inputs, do_sample=False, use_cache=True, max_new_tokens=self.config.max_new_tokens,
                     min_new_tokens=self.config.min_new_tokens, logits_processor=LogitsProcessorList([recorder]),
                     pad_token_id=self.pad_id,
                 )
