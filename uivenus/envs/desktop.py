@@ -104,6 +104,7 @@ class DesktopEnv(EnvBase):
                                  allowed_apps=config.allowed_apps)
         self._task: TaskSpec | None = None
         self._frame: mss.screenshot.ScreenShot | None = None  # the settled grab of the last step, for observe()
+        self._settled: bytearray | None = None  # the last settled frame: the next input's "before" while still shown
         self._materialized: Materialized | None = None  # the current task's materialization plan, applied
         self._osworld: OSWorldSession | None = None  # the current OSWorld task's isolated root and context
         self._a11y: A11yReader | None = None  # reads the OSWorld root's accessibility tree, started with the session
@@ -131,6 +132,7 @@ class DesktopEnv(EnvBase):
         except SERVER_GONE as exc:
             raise SetupError(f"cannot open X display {self.display}: {exc}") from None
         self._size = self._x.size
+        self._settled = None
         self._input = XInput(self._x, self._screen, cfg, self._settle)
         self._start_window_manager()
         if cfg.display is None:  # a display we attach to keeps its own look
@@ -422,11 +424,25 @@ class DesktopEnv(EnvBase):
             state["osworld"] = self._osworld.to_dict()
         return state
 
+    def _before(self) -> bytearray:
+        """The screen before an input: the last settled frame while the server has reported nothing drawn since it
+        was confirmed (`XConnection.still`), which saves a grab per step; else a fresh grab."""
+        if self._settled is not None and self._x.still():
+            return self._settled
+        return self._screen.grab().raw
+
     def _settle(self, before: bytearray | None, hold_s: float, ask_apps: bool = False) -> mss.screenshot.ScreenShot:
+        """`_grab_settled`, remembering the frame for the next input's `_before`."""
+        shot = self._grab_settled(before, hold_s, ask_apps)
+        self._settled = shot.raw
+        return shot
+
+    def _grab_settled(self, before: bytearray | None, hold_s: float, ask_apps: bool) -> mss.screenshot.ScreenShot:
         """Grab until the screen shows the input's effect and holds still for `hold_s`, within settle_max_s.
 
         The server's reports of drawing (DAMAGE) say when to grab: the wait for the input's effect sleeps until
         something is drawn, and a changed frame after which nothing was drawn is confirmed without grabbing again.
+        The watch's starting round trip is also the one that makes sure the server has processed the input.
         A screen that does not change within settle_quiet_s is taken as an input with no visible effect; with
         `ask_apps`, an input without an effect after settle_ask_s asks the apps whether they have handled it
         (`XConnection.ping_apps`), and the screen must also stay unchanged for half of settle_quiet_s after their
@@ -441,36 +457,36 @@ class DesktopEnv(EnvBase):
         def answer_came() -> bool:
             return quiet_until is None and answered is not None and answered()
 
-        with self._x.watching_damage(below=self._bar_rows, poll_s=cfg.settle_poll_s) as drawn:
-            drawn(0.0, answer_came)  # drawing from here on is reported
-            shot = self._screen.grab()
-            changed = before is None or self._differs(shot.raw, before)
-            held_from = start
-            while True:
-                now = time.monotonic()
-                if quiet_until is None and not changed:
-                    if answered is None and now - start >= cfg.settle_ask_s:
-                        answered = self._x.ping_apps(start + cfg.settle_max_s - now)
-                    if answered is not None and answered():
-                        quiet_until = max(start + cfg.settle_quiet_s, now + cfg.settle_quiet_s / 2)
-                if now - start >= cfg.settle_max_s or (not changed and quiet_until is not None and now >= quiet_until):
-                    return shot
-                if changed:
-                    wait = held_from + hold_s - now
-                elif quiet_until is not None:
-                    wait = quiet_until - now
-                else:
-                    wait = start + cfg.settle_ask_s - now if answered is None else cfg.settle_max_s
-                if not drawn(min(max(wait, 0.0), start + cfg.settle_max_s - now), answer_came):
-                    if changed and time.monotonic() - held_from >= hold_s:
-                        return shot  # the screen is still `shot`
-                    continue
-                grab = self._screen.grab()
-                if self._differs(grab.raw, shot.raw):
-                    changed, held_from = True, time.monotonic()
-                elif changed and time.monotonic() - held_from >= hold_s:
-                    return grab
-                shot = grab
+        self._x.watch(below=self._bar_rows)  # drawing from here on is reported
+        shot = self._screen.grab()
+        changed = before is None or self._differs(shot.raw, before)
+        held_from = start
+        while True:
+            now = time.monotonic()
+            if quiet_until is None and not changed:
+                if answered is None and now - start >= cfg.settle_ask_s:
+                    answered = self._x.ping_apps(start + cfg.settle_max_s - now)
+                if answered is not None and answered():
+                    quiet_until = max(start + cfg.settle_quiet_s, now + cfg.settle_quiet_s / 2)
+            if now - start >= cfg.settle_max_s or (not changed and quiet_until is not None and now >= quiet_until):
+                return shot
+            if changed:
+                wait = held_from + hold_s - now
+            elif quiet_until is not None:
+                wait = quiet_until - now
+            else:
+                wait = start + cfg.settle_ask_s - now if answered is None else cfg.settle_max_s
+            wait = min(max(wait, 0.0), start + cfg.settle_max_s - now)
+            if not self._x.drawn(wait, answer_came, cfg.settle_poll_s):
+                if changed and time.monotonic() - held_from >= hold_s:
+                    return shot  # the screen is still `shot`
+                continue
+            grab = self._screen.grab()
+            if self._differs(grab.raw, shot.raw):
+                changed, held_from = True, time.monotonic()
+            elif changed and time.monotonic() - held_from >= hold_s:
+                return grab
+            shot = grab
 
     def _differs(self, frame: bytearray, other: bytearray) -> bool:
         """Two frames differ below the top bar (whose clock changes by itself; the whole-frame test is the fast path;
@@ -485,13 +501,12 @@ class DesktopEnv(EnvBase):
         if action.type in NO_INPUT:
             return None
         with x_errors(self.display):
-            before = None if action.type is A.WAIT else self._screen.grab().raw  # a Wait sends no input
+            before = None if action.type is A.WAIT else self._before()  # a Wait sends no input
             hit, self._shown = self._hit(action), None  # the screen read is about to change
             try:
                 info = self._act(action)
                 return info if hit is None else {**(info or {}), HIT_ELEMENT: hit}
             finally:  # also after a failed Sequence member: what did run is on screen before observe()
-                self._x.sync()
                 self._frame = self._settle(before, hold_s=self.config.settle_hold_s, ask_apps=before is not None)
 
     def _act(self, action: Action) -> Mapping[str, Any] | None:
