@@ -50,6 +50,7 @@ from uivenus.agent.policies.base import PolicyBase, PolicyReply, PolicyRequest
 from uivenus.agent.safety import Guard
 from uivenus.envs.base import Env, OffScreenError, PlatformMismatchError, SetupError
 from uivenus.envs.desktop import DesktopConfig, DesktopEnv
+from uivenus.envs.x11 import XConnection
 from uivenus.records import Outcome, TaskSpec
 
 LOGGER = Path(__file__).parent / "desktop_apps" / "event_logger.py"
@@ -268,6 +269,29 @@ def test_drawing_between_steps_is_not_taken_for_the_next_inputs_effect(env: Desk
         assert pad(result.observation.screenshot) != before, "the step's screen does not show the press yet"
     finally:
         display.close()
+
+
+def test_a_mark_says_whether_anything_was_drawn_since(env: DesktopEnv) -> None:
+    # what lets a step skip grabbing its screen again: drawing after a mark (here another client's window) is reported
+    # by the next watch, a still screen is not, and a mark taken in between voids the earlier one
+    env.reset(TaskSpec(id="still", instruction="", platform=Platform.DESKTOP))  # no app: nothing draws
+    x, other = XConnection(env.display), Display(env.display)
+    try:
+        x.watch(below=env._bar_rows)  # the top bar's clock ticks by itself
+        assert not x.watch(below=env._bar_rows, since=x.mark())
+        since = x.mark()
+        screen = other.screen()
+        window = screen.root.create_window(300, 300, 120, 60, 0, screen.root_depth,
+                                           background_pixel=screen.black_pixel, override_redirect=True)
+        window.map()
+        other.sync()  # the server has drawn it
+        assert x.watch(below=env._bar_rows, since=since)
+        earlier = x.mark()
+        x.mark()
+        assert x.watch(below=env._bar_rows, since=earlier) and x.watch(below=env._bar_rows)
+    finally:
+        other.close()
+        x.close()
 
 
 def test_double_and_triple_click(env: DesktopEnv, log: EventLog) -> None:

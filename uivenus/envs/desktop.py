@@ -104,7 +104,7 @@ class DesktopEnv(EnvBase):
                                  allowed_apps=config.allowed_apps)
         self._task: TaskSpec | None = None
         self._frame: mss.screenshot.ScreenShot | None = None  # the settled grab of the last step, for observe()
-        self._settled: bytearray | None = None  # the last settled frame: the next input's "before" while still shown
+        self._settled: mss.screenshot.ScreenShot | None = None  # the next input's "before" while still shown
         self._materialized: Materialized | None = None  # the current task's materialization plan, applied
         self._osworld: OSWorldSession | None = None  # the current OSWorld task's isolated root and context
         self._a11y: A11yReader | None = None  # reads the OSWorld root's accessibility tree, started with the session
@@ -296,7 +296,7 @@ class DesktopEnv(EnvBase):
                                        parent=cfg.sandbox_dir, downloads=cfg.downloads, offline=cfg.offline)
         self._dress_root(self._osworld)
         with x_errors(self.display):
-            before = self._screen.grab().raw
+            before = self._screen.grab()
             self._osworld.start()
             try:
                 self._reader().start()  # its helper loads while the apps settle, not on the first click's hit read
@@ -352,7 +352,7 @@ class DesktopEnv(EnvBase):
         """Start the task's apps (`AppLauncher.task_argvs`) and wait for their windows and a still screen."""
         plans = self._apps.task_argvs(task, self._materialized)
         with x_errors(self.display):
-            before_frame = self._screen.grab().raw
+            before_frame = self._screen.grab()
             known = set(self._x.client_ids())
             processes = [self._apps.launch(argv, self.display) for argv in plans]
             new = self._apps.wait_windows(self._x, known, len(processes), processes) if processes else []
@@ -424,20 +424,24 @@ class DesktopEnv(EnvBase):
             state["osworld"] = self._osworld.to_dict()
         return state
 
-    def _before(self) -> bytearray:
-        """The screen before an input: the last settled frame while the server has reported nothing drawn since it
-        was confirmed (`XConnection.still`), which saves a grab per step; else a fresh grab."""
-        if self._settled is not None and self._x.still():
-            return self._settled
-        return self._screen.grab().raw
+    def _before(self) -> tuple[mss.screenshot.ScreenShot, int]:
+        """The screen before an input, and the mark (`XConnection.mark`) since which it is on screen: the last settled
+        frame while the server has reported nothing drawn since it was confirmed (`XConnection.still`), else a grab."""
+        since = self._x.still() if self._settled is not None else None
+        if since is not None and self._settled is not None:
+            return self._settled, since
+        since = self._x.mark()
+        return self._screen.grab(), since
 
-    def _settle(self, before: bytearray | None, hold_s: float, ask_apps: bool = False) -> mss.screenshot.ScreenShot:
+    def _settle(self, before: mss.screenshot.ScreenShot | None, hold_s: float, ask_apps: bool = False,
+                since: int | None = None) -> mss.screenshot.ScreenShot:
         """`_grab_settled`, remembering the frame for the next input's `_before`."""
-        shot = self._grab_settled(before, hold_s, ask_apps)
-        self._settled = shot.raw
+        shot = self._grab_settled(before, hold_s, ask_apps, since)
+        self._settled = shot
         return shot
 
-    def _grab_settled(self, before: bytearray | None, hold_s: float, ask_apps: bool) -> mss.screenshot.ScreenShot:
+    def _grab_settled(self, before: mss.screenshot.ScreenShot | None, hold_s: float, ask_apps: bool,
+                      since: int | None) -> mss.screenshot.ScreenShot:
         """Grab until the screen shows the input's effect and holds still for `hold_s`, within settle_max_s.
 
         The server's reports of drawing (DAMAGE) say when to grab: the wait for the input's effect sleeps until
@@ -447,7 +451,8 @@ class DesktopEnv(EnvBase):
         `ask_apps`, an input without an effect after settle_ask_s asks the apps whether they have handled it
         (`XConnection.ping_apps`), and the screen must also stay unchanged for half of settle_quiet_s after their
         answer, however late a loaded machine lets them give it. Without `before` (no input to wait for) the
-        screen only has to hold still.
+        screen only has to hold still. When nothing was drawn since mark `since` (the one `before` was taken at)
+        until the input was processed, `before` is still the screen and is not grabbed again.
         """
         cfg = self.config
         start = time.monotonic()
@@ -457,9 +462,9 @@ class DesktopEnv(EnvBase):
         def answer_came() -> bool:
             return quiet_until is None and answered is not None and answered()
 
-        self._x.watch(below=self._bar_rows)  # drawing from here on is reported
-        shot = self._screen.grab()
-        changed = before is None or self._differs(shot.raw, before)
+        moved = self._x.watch(below=self._bar_rows, since=since)  # drawing from here on is reported
+        shot = self._screen.grab() if before is None or moved else before
+        changed = before is None or (shot is not before and self._differs(shot.raw, before.raw))
         held_from = start
         while True:
             now = time.monotonic()
@@ -501,13 +506,13 @@ class DesktopEnv(EnvBase):
         if action.type in NO_INPUT:
             return None
         with x_errors(self.display):
-            before = None if action.type is A.WAIT else self._before()  # a Wait sends no input
+            before, since = (None, None) if action.type is A.WAIT else self._before()  # a Wait sends no input
             hit, self._shown = self._hit(action), None  # the screen read is about to change
             try:
                 info = self._act(action)
                 return info if hit is None else {**(info or {}), HIT_ELEMENT: hit}
             finally:  # also after a failed Sequence member: what did run is on screen before observe()
-                self._frame = self._settle(before, hold_s=self.config.settle_hold_s, ask_apps=before is not None)
+                self._frame = self._settle(before, self.config.settle_hold_s, ask_apps=before is not None, since=since)
 
     def _act(self, action: Action) -> Mapping[str, Any] | None:
         sends = INPUT_HANDLERS.get(action.type)

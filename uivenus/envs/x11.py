@@ -234,7 +234,8 @@ class XConnection:
             self.d.damage_query_version()  # the extension serves a client only once it has said which version it speaks
             self._damage = self.root.damage_create(damage.DamageReportRawRectangles)  # every request, not only growth
         self._below = 0  # the first screen row whose drawing counts (the top bar's clock changes by itself)
-        self._drawn = False  # drawing reported since `drawn` last looked
+        self._drawn = False  # drawing reported since the last mark (`mark`, `watch`, `drawn` each set one)
+        self._marks = 0  # how many marks so far: a mark's number says whether another came after it
         self._still = False  # no drawing reported since a `drawn` that found none (`still`)
 
     @property
@@ -402,12 +403,26 @@ class XConnection:
             window.send_event(message, event_mask=X.NoEventMask, onerror=Xlib.error.CatchError())
         self.d.flush()
 
-    def watch(self, below: int = 0) -> None:
+    def _mark(self) -> int:
+        self._drawn = False
+        self._marks += 1
+        return self._marks
+
+    def mark(self) -> int:
+        """Note drawing from here on (what has already arrived counts as before); grab a frame after this, and
+        `watch(since=)` with the returned mark says whether the frame can have changed."""
+        self._read_events()
+        return self._mark()
+
+    def watch(self, below: int = 0, since: int | None = None) -> bool:
         """Start watching for drawing below screen row `below`: a round trip (the server has processed the input sent
-        so far), after which `drawn` reports only what is drawn from here on."""
+        so far), after which `drawn` reports only what is drawn from here on. Returns whether anything may have been
+        drawn since mark `since` (True without one, or when a later mark came between)."""
         self._below = below
         self.sync()
-        self._drawn = False
+        quiet = self._has_damage and since == self._marks and not self._drawn
+        self._mark()
+        return not quiet
 
     def drawn(self, wait_s: float, until: Callable[[], bool], poll_s: float = 0.001) -> bool:
         """Whether anything was drawn below the watched row since the last call (or `watch`), waiting up to `wait_s`
@@ -417,7 +432,7 @@ class XConnection:
         if not self._has_damage:
             time.sleep(min(wait_s, poll_s))
             return True
-        self._drawn = False  # what was read before belongs to the last call, which ended with a round trip
+        self._mark()  # what was read before belongs to the last call, which ended with a round trip
         self._read_events()
         self._wait_events(lambda: self._drawn or until(), wait_s)
         if not self._drawn:  # a round trip: everything drawn until now has been reported
@@ -425,12 +440,13 @@ class XConnection:
             self._still = not self._drawn
         return self._drawn
 
-    def still(self) -> bool:
-        """True while nothing has been reported drawn (below the watched row) since the last `drawn` that found
-        nothing: a frame grabbed just before that call is still on screen, so a step need not grab it again. Reads
-        only what has already arrived (no round trip); drawing still on its way is the caller's risk."""
+    def still(self) -> int | None:
+        """While nothing has been reported drawn (below the watched row) since the last `drawn` that found nothing,
+        the last mark (for `watch(since=)`): a frame grabbed just before that call is still on screen, so a step need
+        not grab it again; else None. Reads only what has already arrived (no round trip): drawing still on its way
+        counts as drawn after the mark."""
         self._read_events()
-        return self._still
+        return self._marks if self._still else None
 
     # windows ------------------------------------------------------------------------------------
     def _atom(self, name: str) -> int:
