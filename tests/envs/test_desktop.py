@@ -50,7 +50,7 @@ from uivenus.agent.policies.base import PolicyBase, PolicyReply, PolicyRequest
 from uivenus.agent.safety import Guard
 from uivenus.envs.base import Env, OffScreenError, PlatformMismatchError, SetupError
 from uivenus.envs.desktop import DesktopConfig, DesktopEnv
-from uivenus.envs.x11 import XConnection
+from uivenus.envs.x11 import Redrawn, XConnection
 from uivenus.records import Outcome, TaskSpec
 
 LOGGER = Path(__file__).parent / "desktop_apps" / "event_logger.py"
@@ -271,24 +271,37 @@ def test_drawing_between_steps_is_not_taken_for_the_next_inputs_effect(env: Desk
         display.close()
 
 
-def test_a_mark_says_whether_anything_was_drawn_since(env: DesktopEnv) -> None:
+def test_a_mark_says_whether_anything_was_drawn_since_and_if_before_the_input(env: DesktopEnv) -> None:
     # what lets a step skip grabbing its screen again: drawing after a mark (here another client's window) is reported
-    # by the next watch, a still screen is not, and a mark taken in between voids the earlier one
+    # by the next watch, a still screen is not, a mark taken in between voids the earlier one, and drawing the server
+    # did before it processed the input's first request says the marked frame is not what the input met
     env.reset(TaskSpec(id="still", instruction="", platform=Platform.DESKTOP))  # no app: nothing draws
     x, other = XConnection(env.display), Display(env.display)
-    try:
-        x.watch(below=env._bar_rows)  # the top bar's clock ticks by itself
-        assert not x.watch(below=env._bar_rows, since=x.mark())
-        since = x.mark()
-        screen = other.screen()
-        window = screen.root.create_window(300, 300, 120, 60, 0, screen.root_depth,
+    screen = other.screen()
+
+    def draw(left: int) -> None:
+        window = screen.root.create_window(left, 300, 120, 60, 0, screen.root_depth,
                                            background_pixel=screen.black_pixel, override_redirect=True)
         window.map()
         other.sync()  # the server has drawn it
-        assert x.watch(below=env._bar_rows, since=since)
+
+    try:
+        below = env._bar_rows  # the top bar's clock ticks by itself
+        x.watch(below)
+        assert x.watch(below, since=x.mark()) is Redrawn.NOTHING
+        since = x.mark()
+        draw(300)
+        sent = x.next_serial  # the "input" comes after the drawing
+        x.move(5, 5)
+        assert x.watch(below, since=since, sent=sent) is Redrawn.BEFORE_INPUT
+        since, sent = x.mark(), x.next_serial
+        x.move(6, 6)
+        x.sync()  # the server has processed the "input" before the drawing
+        draw(500)
+        assert x.watch(below, since=since, sent=sent) is Redrawn.AFTER_INPUT
         earlier = x.mark()
         x.mark()
-        assert x.watch(below=env._bar_rows, since=earlier) and x.watch(below=env._bar_rows)
+        assert x.watch(below, since=earlier) is x.watch(below) is Redrawn.AFTER_INPUT  # not known: grab and compare
     finally:
         other.close()
         x.close()

@@ -39,7 +39,7 @@ from uivenus.envs.materialize import Materialized, MaterializePlan, apply, relat
 from uivenus.envs.osworld.a11y_reader import A11yError, A11yReader
 from uivenus.envs.osworld.apps import app_argv
 from uivenus.envs.osworld.session import OSWorldSession
-from uivenus.envs.x11 import SERVER_GONE, Screen, XConnection, Xvfb, log_tail, spawn, stop, x_errors
+from uivenus.envs.x11 import SERVER_GONE, Redrawn, Screen, XConnection, Xvfb, log_tail, spawn, stop, x_errors
 from uivenus.records import TaskSpec
 
 log = logging.getLogger(__name__)
@@ -434,14 +434,14 @@ class DesktopEnv(EnvBase):
         return self._screen.grab(), since
 
     def _settle(self, before: mss.screenshot.ScreenShot | None, hold_s: float, ask_apps: bool = False,
-                since: int | None = None) -> mss.screenshot.ScreenShot:
+                since: int | None = None, sent: int | None = None) -> mss.screenshot.ScreenShot:
         """`_grab_settled`, remembering the frame for the next input's `_before`."""
-        shot = self._grab_settled(before, hold_s, ask_apps, since)
+        shot = self._grab_settled(before, hold_s, ask_apps, since, sent)
         self._settled = shot
         return shot
 
     def _grab_settled(self, before: mss.screenshot.ScreenShot | None, hold_s: float, ask_apps: bool,
-                      since: int | None) -> mss.screenshot.ScreenShot:
+                      since: int | None, sent: int | None) -> mss.screenshot.ScreenShot:
         """Grab until the screen shows the input's effect and holds still for `hold_s`, within settle_max_s.
 
         The server's reports of drawing (DAMAGE) say when to grab: the wait for the input's effect sleeps until
@@ -452,7 +452,10 @@ class DesktopEnv(EnvBase):
         (`XConnection.ping_apps`), and the screen must also stay unchanged for half of settle_quiet_s after their
         answer, however late a loaded machine lets them give it. Without `before` (no input to wait for) the
         screen only has to hold still. When nothing was drawn since mark `since` (the one `before` was taken at)
-        until the input was processed, `before` is still the screen and is not grabbed again.
+        until the input was processed, `before` is still the screen and is not grabbed again; when something was
+        drawn before the input (request `sent`) was processed, `before` is not what the input met, so the screen as
+        grabbed now counts as unchanged and the input's effect must show as a change from it or be vouched for by
+        the apps' answer (a slower step, never a change that was not the input's taken for its effect).
         """
         cfg = self.config
         start = time.monotonic()
@@ -462,8 +465,10 @@ class DesktopEnv(EnvBase):
         def answer_came() -> bool:
             return quiet_until is None and answered is not None and answered()
 
-        moved = self._x.watch(below=self._bar_rows, since=since)  # drawing from here on is reported
-        shot = self._screen.grab() if before is None or moved else before
+        found = self._x.watch(below=self._bar_rows, since=since, sent=sent)  # drawing from here on is reported
+        shot = before if before is not None and found is Redrawn.NOTHING else self._screen.grab()
+        if found is Redrawn.BEFORE_INPUT:
+            before = shot
         changed = before is None or (shot is not before and self._differs(shot.raw, before.raw))
         held_from = start
         while True:
@@ -507,12 +512,14 @@ class DesktopEnv(EnvBase):
             return None
         with x_errors(self.display):
             before, since = (None, None) if action.type is A.WAIT else self._before()  # a Wait sends no input
+            sent = self._x.next_serial  # the input's first request
             hit, self._shown = self._hit(action), None  # the screen read is about to change
             try:
                 info = self._act(action)
                 return info if hit is None else {**(info or {}), HIT_ELEMENT: hit}
             finally:  # also after a failed Sequence member: what did run is on screen before observe()
-                self._frame = self._settle(before, self.config.settle_hold_s, ask_apps=before is not None, since=since)
+                self._frame = self._settle(before, self.config.settle_hold_s, ask_apps=before is not None, since=since,
+                                           sent=sent)
 
     def _act(self, action: Action) -> Mapping[str, Any] | None:
         sends = INPUT_HANDLERS.get(action.type)

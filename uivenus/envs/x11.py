@@ -16,6 +16,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 
 import mss
@@ -163,6 +164,14 @@ class Xvfb:
 
 # --- input and queries over one Xlib connection -------------------------------------------------
 
+class Redrawn(Enum):
+    """What `XConnection.watch` found drawn between a mark and the round trip after the input."""
+
+    NOTHING = "nothing"  # the frame grabbed at the mark is still the screen
+    AFTER_INPUT = "after input"  # drawing the server did after the input (or not known when): grab and compare
+    BEFORE_INPUT = "before input"  # drawing before the input: the frame at the mark is not what the input met
+
+
 def char_keysym(char: str) -> int:
     """The X keysym of one character: Latin-1 keysyms equal the code point, others are 0x01000000 + code point."""
     code = ord(char)
@@ -236,6 +245,7 @@ class XConnection:
         self._below = 0  # the first screen row whose drawing counts (the top bar's clock changes by itself)
         self._drawn = False  # drawing reported since the last mark (`mark`, `watch`, `drawn` each set one)
         self._marks = 0  # how many marks so far: a mark's number says whether another came after it
+        self._first_seq: int | None = None  # the sequence number of the first drawing reported since the last mark
         self._still = False  # no drawing reported since a `drawn` that found none (`still`)
 
     @property
@@ -327,6 +337,8 @@ class XConnection:
             if self._has_damage and ev.type == self.d.extension_event.DamageNotify:
                 if ev.damage == self._damage and ev.area.y + ev.area.height > self._below:
                     self._drawn, self._still = True, False
+                    if self._first_seq is None:  # an event carries our last request the server had processed
+                        self._first_seq = ev.sequence_number
                 continue
             if ev.type == X.ClientMessage and ev.client_type == self._atom("WM_PROTOCOLS"):
                 protocol, serial, window = ev.data[1][:3]
@@ -404,9 +416,14 @@ class XConnection:
         self.d.flush()
 
     def _mark(self) -> int:
-        self._drawn = False
+        self._drawn, self._first_seq = False, None
         self._marks += 1
         return self._marks
+
+    @property
+    def next_serial(self) -> int:
+        """The sequence number the next request on this connection gets (`watch(sent=)`)."""
+        return self.d.display.request_serial
 
     def mark(self) -> int:
         """Note drawing from here on (what has already arrived counts as before); grab a frame after this, and
@@ -414,15 +431,23 @@ class XConnection:
         self._read_events()
         return self._mark()
 
-    def watch(self, below: int = 0, since: int | None = None) -> bool:
+    def watch(self, below: int = 0, since: int | None = None, sent: int | None = None) -> Redrawn:
         """Start watching for drawing below screen row `below`: a round trip (the server has processed the input sent
-        so far), after which `drawn` reports only what is drawn from here on. Returns whether anything may have been
-        drawn since mark `since` (True without one, or when a later mark came between)."""
+        so far), after which `drawn` reports only what is drawn from here on. Returns what was drawn since mark
+        `since` (AFTER_INPUT without one, or when a later mark came between); drawing the server did before it
+        processed request `sent` (the input's first) is BEFORE_INPUT, told by the sequence number in its report."""
         self._below = below
         self.sync()
-        quiet = self._has_damage and since == self._marks and not self._drawn
+        if not self._has_damage or since != self._marks:
+            found = Redrawn.AFTER_INPUT
+        elif not self._drawn:
+            found = Redrawn.NOTHING
+        elif sent is not None and self._first_seq is not None and 0 < (sent - self._first_seq) % 0x10000 < 0x8000:
+            found = Redrawn.BEFORE_INPUT
+        else:
+            found = Redrawn.AFTER_INPUT
         self._mark()
-        return not quiet
+        return found
 
     def drawn(self, wait_s: float, until: Callable[[], bool], poll_s: float = 0.001) -> bool:
         """Whether anything was drawn below the watched row since the last call (or `watch`), waiting up to `wait_s`
