@@ -4,8 +4,10 @@ Run: `.venv/bin/python bench/env_step_desktop.py [-n 50]`. Both sides click the 
 test app (each press redraws its counter) and return an RGB screenshot that shows the click's effect. The
 baseline is the least any harness must do for that: grab, fake the click with python-xlib, grab again until
 the frame differs from the one before the click, convert to a PIL image. The env adds its checks, the
-round trip that confirms nothing was drawn after the changed frame (DAMAGE) and the focused-window lookup; the
-ratio says what they cost.
+round trip that confirms nothing was drawn after the changed frame and the focused-window lookup, and saves the
+grabs the X server's DAMAGE reports make needless (a screen nothing has redrawn since the last grab); the ratio
+says what that nets. The raw click between env clicks redraws the pad, so every env step must grab its "before"
+(its reuse of the last settled frame never applies here). `env_step_desktop_trace.py` times each X call of a step.
 """
 
 from __future__ import annotations

@@ -50,6 +50,7 @@ from uivenus.agent.policies.base import PolicyBase, PolicyReply, PolicyRequest
 from uivenus.agent.safety import Guard
 from uivenus.envs.base import Env, OffScreenError, PlatformMismatchError, SetupError
 from uivenus.envs.desktop import DesktopConfig, DesktopEnv
+from uivenus.envs.x11 import Redrawn, XConnection
 from uivenus.records import Outcome, TaskSpec
 
 LOGGER = Path(__file__).parent / "desktop_apps" / "event_logger.py"
@@ -221,6 +222,89 @@ def test_a_click_waits_for_an_app_slower_than_the_quiet_window(env: DesktopEnv, 
     assert pad(result.observation.screenshot) != before, "the step's screen does not show the press yet"
     time.sleep(0.3)
     assert pad(env.observe().screenshot) == pad(result.observation.screenshot), "the pad changed after the step"
+
+
+def test_a_step_on_a_still_screen_grabs_nothing_before_its_input(env: DesktopEnv, log: EventLog,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # the last step's settled frame is the next input's "before" while the server reports nothing drawn since: one
+    # grab less per step (the Entry's caret blinks, so a few steps may still have to grab)
+    order: list[str] = []
+    grab, move = env._screen.grab, env._x.move
+    monkeypatch.setattr(env._screen, "grab", lambda: order.append("grab") or grab())
+    monkeypatch.setattr(env._x, "move", lambda *point: order.append("input") or move(*point))
+    env.step(Click(point=log.center("pad", dx=60)))
+    grabbed_first = 0
+    for i in range(5):
+        order.clear()
+        result = env.step(Click(point=log.center("pad", dx=-60 if i % 2 else 60)))
+        assert result.executed and "grab" in order, order
+        grabbed_first += order[0] == "grab"
+    assert grabbed_first <= 2, f"{grabbed_first} of 5 steps grabbed the screen before their input"
+
+
+def test_drawing_between_steps_is_not_taken_for_the_next_inputs_effect(env: DesktopEnv, tmp_path: Path) -> None:
+    # a window that appears between two steps changes the screen: the next step must grab its "before" afresh, or
+    # the new window would pass for the click's effect and the slow app's press would be missed
+    events = EventLog(tmp_path / "events.jsonl")
+    env.reset(TaskSpec(id="slow", instruction="", platform="desktop",
+                       setup={"launch": [[*logger_argv(events), "--press-delay", "0.6"]]}))
+    wait_placed(env, events)
+    x, y, w, h = events.last("layout")["pad"]
+
+    def pad(image: Any) -> bytes:
+        return image.crop((x, y, x + w, y + h)).tobytes()
+
+    env.step(Click(point=events.center("pad")))
+    display = Display(env.display)
+    try:
+        screen = display.screen()
+        window = screen.root.create_window(x + w + 400, y + h + 100, 120, 60, 0, screen.root_depth,
+                                           background_pixel=screen.black_pixel, override_redirect=True)
+        window.map()
+        display.sync()
+        time.sleep(0.1)  # its drawing reported before the next step begins
+        before = pad(env.observe().screenshot)
+        result = env.step(Click(point=events.center("pad", dx=40)))
+        assert result.executed and result.timings["execute_s"] >= 0.6, dict(result.timings)
+        assert pad(result.observation.screenshot) != before, "the step's screen does not show the press yet"
+    finally:
+        display.close()
+
+
+def test_a_mark_says_whether_anything_was_drawn_since_and_if_before_the_input(env: DesktopEnv) -> None:
+    # what lets a step skip grabbing its screen again: drawing after a mark (here another client's window) is reported
+    # by the next watch, a still screen is not, a mark taken in between voids the earlier one, and drawing the server
+    # did before it processed the input's first request says the marked frame is not what the input met
+    env.reset(TaskSpec(id="still", instruction="", platform=Platform.DESKTOP))  # no app: nothing draws
+    x, other = XConnection(env.display), Display(env.display)
+    screen = other.screen()
+
+    def draw(left: int) -> None:
+        window = screen.root.create_window(left, 300, 120, 60, 0, screen.root_depth,
+                                           background_pixel=screen.black_pixel, override_redirect=True)
+        window.map()
+        other.sync()  # the server has drawn it
+
+    try:
+        below = env._bar_rows  # the top bar's clock ticks by itself
+        x.watch(below)
+        assert x.watch(below, since=x.mark()) is Redrawn.NOTHING
+        since = x.mark()
+        draw(300)
+        sent = x.next_serial  # the "input" comes after the drawing
+        x.move(5, 5)
+        assert x.watch(below, since=since, sent=sent) is Redrawn.BEFORE_INPUT
+        since, sent = x.mark(), x.next_serial
+        x.move(6, 6)
+        x.sync()  # the server has processed the "input" before the drawing
+        draw(500)
+        assert x.watch(below, since=since, sent=sent) is Redrawn.AFTER_INPUT
+        earlier = x.mark()
+        x.mark()
+        assert x.watch(below, since=earlier) is x.watch(below) is Redrawn.AFTER_INPUT  # not known: grab and compare
+    finally:
+        other.close()
+        x.close()
 
 
 def test_double_and_triple_click(env: DesktopEnv, log: EventLog) -> None:

@@ -39,7 +39,7 @@ from uivenus.envs.materialize import Materialized, MaterializePlan, apply, relat
 from uivenus.envs.osworld.a11y_reader import A11yError, A11yReader
 from uivenus.envs.osworld.apps import app_argv
 from uivenus.envs.osworld.session import OSWorldSession
-from uivenus.envs.x11 import SERVER_GONE, Screen, XConnection, Xvfb, log_tail, spawn, stop, x_errors
+from uivenus.envs.x11 import SERVER_GONE, Redrawn, Screen, XConnection, Xvfb, log_tail, spawn, stop, x_errors
 from uivenus.records import TaskSpec
 
 log = logging.getLogger(__name__)
@@ -104,6 +104,7 @@ class DesktopEnv(EnvBase):
                                  allowed_apps=config.allowed_apps)
         self._task: TaskSpec | None = None
         self._frame: mss.screenshot.ScreenShot | None = None  # the settled grab of the last step, for observe()
+        self._settled: mss.screenshot.ScreenShot | None = None  # the next input's "before" while still shown
         self._materialized: Materialized | None = None  # the current task's materialization plan, applied
         self._osworld: OSWorldSession | None = None  # the current OSWorld task's isolated root and context
         self._a11y: A11yReader | None = None  # reads the OSWorld root's accessibility tree, started with the session
@@ -131,6 +132,7 @@ class DesktopEnv(EnvBase):
         except SERVER_GONE as exc:
             raise SetupError(f"cannot open X display {self.display}: {exc}") from None
         self._size = self._x.size
+        self._settled = None
         self._input = XInput(self._x, self._screen, cfg, self._settle)
         self._start_window_manager()
         if cfg.display is None:  # a display we attach to keeps its own look
@@ -294,7 +296,7 @@ class DesktopEnv(EnvBase):
                                        parent=cfg.sandbox_dir, downloads=cfg.downloads, offline=cfg.offline)
         self._dress_root(self._osworld)
         with x_errors(self.display):
-            before = self._screen.grab().raw
+            before = self._screen.grab()
             self._osworld.start()
             try:
                 self._reader().start()  # its helper loads while the apps settle, not on the first click's hit read
@@ -350,7 +352,7 @@ class DesktopEnv(EnvBase):
         """Start the task's apps (`AppLauncher.task_argvs`) and wait for their windows and a still screen."""
         plans = self._apps.task_argvs(task, self._materialized)
         with x_errors(self.display):
-            before_frame = self._screen.grab().raw
+            before_frame = self._screen.grab()
             known = set(self._x.client_ids())
             processes = [self._apps.launch(argv, self.display) for argv in plans]
             new = self._apps.wait_windows(self._x, known, len(processes), processes) if processes else []
@@ -426,16 +428,38 @@ class DesktopEnv(EnvBase):
             state["osworld"] = self._osworld.to_dict()
         return state
 
-    def _settle(self, before: bytearray | None, hold_s: float, ask_apps: bool = False) -> mss.screenshot.ScreenShot:
+    def _before(self) -> tuple[mss.screenshot.ScreenShot, int]:
+        """The screen before an input, and the mark (`XConnection.mark`) since which it is on screen: the last settled
+        frame while the server has reported nothing drawn since it was confirmed (`XConnection.still`), else a grab."""
+        since = self._x.still() if self._settled is not None else None
+        if since is not None and self._settled is not None:
+            return self._settled, since
+        since = self._x.mark()
+        return self._screen.grab(), since
+
+    def _settle(self, before: mss.screenshot.ScreenShot | None, hold_s: float, ask_apps: bool = False,
+                since: int | None = None, sent: int | None = None) -> mss.screenshot.ScreenShot:
+        """`_grab_settled`, remembering the frame for the next input's `_before`."""
+        shot = self._grab_settled(before, hold_s, ask_apps, since, sent)
+        self._settled = shot
+        return shot
+
+    def _grab_settled(self, before: mss.screenshot.ScreenShot | None, hold_s: float, ask_apps: bool,
+                      since: int | None, sent: int | None) -> mss.screenshot.ScreenShot:
         """Grab until the screen shows the input's effect and holds still for `hold_s`, within settle_max_s.
 
         The server's reports of drawing (DAMAGE) say when to grab: the wait for the input's effect sleeps until
         something is drawn, and a changed frame after which nothing was drawn is confirmed without grabbing again.
+        The watch's starting round trip is also the one that makes sure the server has processed the input.
         A screen that does not change within settle_quiet_s is taken as an input with no visible effect; with
         `ask_apps`, an input without an effect after settle_ask_s asks the apps whether they have handled it
         (`XConnection.ping_apps`), and the screen must also stay unchanged for half of settle_quiet_s after their
         answer, however late a loaded machine lets them give it. Without `before` (no input to wait for) the
-        screen only has to hold still.
+        screen only has to hold still. When nothing was drawn since mark `since` (the one `before` was taken at)
+        until the input was processed, `before` is still the screen and is not grabbed again; when something was
+        drawn before the input (request `sent`) was processed, `before` is not what the input met, so the screen as
+        grabbed now counts as unchanged and the input's effect must show as a change from it or be vouched for by
+        the apps' answer (a slower step, never a change that was not the input's taken for its effect).
         """
         cfg = self.config
         start = time.monotonic()
@@ -445,36 +469,38 @@ class DesktopEnv(EnvBase):
         def answer_came() -> bool:
             return quiet_until is None and answered is not None and answered()
 
-        with self._x.watching_damage(below=self._bar_rows, poll_s=cfg.settle_poll_s) as drawn:
-            drawn(0.0, answer_came)  # drawing from here on is reported
-            shot = self._screen.grab()
-            changed = before is None or self._differs(shot.raw, before)
-            held_from = start
-            while True:
-                now = time.monotonic()
-                if quiet_until is None and not changed:
-                    if answered is None and now - start >= cfg.settle_ask_s:
-                        answered = self._x.ping_apps(start + cfg.settle_max_s - now)
-                    if answered is not None and answered():
-                        quiet_until = max(start + cfg.settle_quiet_s, now + cfg.settle_quiet_s / 2)
-                if now - start >= cfg.settle_max_s or (not changed and quiet_until is not None and now >= quiet_until):
-                    return shot
-                if changed:
-                    wait = held_from + hold_s - now
-                elif quiet_until is not None:
-                    wait = quiet_until - now
-                else:
-                    wait = start + cfg.settle_ask_s - now if answered is None else cfg.settle_max_s
-                if not drawn(min(max(wait, 0.0), start + cfg.settle_max_s - now), answer_came):
-                    if changed and time.monotonic() - held_from >= hold_s:
-                        return shot  # the screen is still `shot`
-                    continue
-                grab = self._screen.grab()
-                if self._differs(grab.raw, shot.raw):
-                    changed, held_from = True, time.monotonic()
-                elif changed and time.monotonic() - held_from >= hold_s:
-                    return grab
-                shot = grab
+        found = self._x.watch(below=self._bar_rows, since=since, sent=sent)  # drawing from here on is reported
+        shot = before if before is not None and found is Redrawn.NOTHING else self._screen.grab()
+        if found is Redrawn.BEFORE_INPUT:
+            before = shot
+        changed = before is None or (shot is not before and self._differs(shot.raw, before.raw))
+        held_from = start
+        while True:
+            now = time.monotonic()
+            if quiet_until is None and not changed:
+                if answered is None and now - start >= cfg.settle_ask_s:
+                    answered = self._x.ping_apps(start + cfg.settle_max_s - now)
+                if answered is not None and answered():
+                    quiet_until = max(start + cfg.settle_quiet_s, now + cfg.settle_quiet_s / 2)
+            if now - start >= cfg.settle_max_s or (not changed and quiet_until is not None and now >= quiet_until):
+                return shot
+            if changed:
+                wait = held_from + hold_s - now
+            elif quiet_until is not None:
+                wait = quiet_until - now
+            else:
+                wait = start + cfg.settle_ask_s - now if answered is None else cfg.settle_max_s
+            wait = min(max(wait, 0.0), start + cfg.settle_max_s - now)
+            if not self._x.drawn(wait, answer_came, cfg.settle_poll_s):
+                if changed and time.monotonic() - held_from >= hold_s:
+                    return shot  # the screen is still `shot`
+                continue
+            grab = self._screen.grab()
+            if self._differs(grab.raw, shot.raw):
+                changed, held_from = True, time.monotonic()
+            elif changed and time.monotonic() - held_from >= hold_s:
+                return grab
+            shot = grab
 
     def _differs(self, frame: bytearray, other: bytearray) -> bool:
         """Two frames differ below the top bar (whose clock changes by itself; the whole-frame test is the fast path;
@@ -489,14 +515,15 @@ class DesktopEnv(EnvBase):
         if action.type in NO_INPUT:
             return None
         with x_errors(self.display):
-            before = None if action.type is A.WAIT else self._screen.grab().raw  # a Wait sends no input
+            before, since = (None, None) if action.type is A.WAIT else self._before()  # a Wait sends no input
+            sent = self._x.next_serial  # the input's first request
             hit, self._shown = self._hit(action), None  # the screen read is about to change
             try:
                 info = self._act(action)
                 return info if hit is None else {**(info or {}), HIT_ELEMENT: hit}
             finally:  # also after a failed Sequence member: what did run is on screen before observe()
-                self._x.sync()
-                self._frame = self._settle(before, hold_s=self.config.settle_hold_s, ask_apps=before is not None)
+                self._frame = self._settle(before, self.config.settle_hold_s, ask_apps=before is not None, since=since,
+                                           sent=sent)
 
     def _act(self, action: Action) -> Mapping[str, Any] | None:
         sends = INPUT_HANDLERS.get(action.type)

@@ -21,6 +21,8 @@ from uivenus.envs.base import EnvError
 from uivenus.envs.x11 import Screen, XConnection, char_keysym
 
 if TYPE_CHECKING:
+    from mss.screenshot import ScreenShot
+
     from uivenus.envs.desktop import DesktopConfig
 
 __all__ = ["CLICKS", "INPUT_HANDLERS", "KEYSYM_NAMES", "TYPE_KEYS", "WHEEL", "UnsupportedKeyError", "XInput",
@@ -74,7 +76,7 @@ class XInput:
     (between batches of typed text that rebind scratch keycodes)."""
 
     def __init__(self, x: XConnection, screen: Screen, config: DesktopConfig,
-                 settle: Callable[[bytearray | None, float], Any]) -> None:
+                 settle: Callable[[ScreenShot | None, float], Any]) -> None:
         self.x, self.screen, self.config, self.settle = x, screen, config, settle
         self.held_buttons: set[int] = set()
         self.held_keys: dict[str, list[int]] = {}  # key name -> keycodes pressed by KeyDown
@@ -136,7 +138,7 @@ class XInput:
         """
         batches = self._scratch_batches([TYPE_KEYS.get(ch) or char_keysym(ch) for ch in action.content])
         for i, batch in enumerate(batches):
-            before = self.screen.grab().raw if i < len(batches) - 1 else None
+            before = self.screen.grab() if i < len(batches) - 1 else None
             self._type_batch(batch)
             if before is not None:
                 self.settle(before, self.config.settle_hold_s)

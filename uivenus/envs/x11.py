@@ -16,6 +16,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 
 import mss
@@ -31,8 +32,6 @@ from Xlib.xobject.drawable import Window
 from uivenus.envs.base import EnvCrashedError, SetupError
 
 SOCKET_DIR = Path("/tmp/.X11-unix")
-#: `drawn(wait_s, until)` of `XConnection.watching_damage`.
-Drawn = Callable[[float, Callable[[], bool]], bool]
 #: What Xlib and mss raise when the X server is unreachable or went away.
 SERVER_GONE = (Xlib.error.ConnectionClosedError, Xlib.error.DisplayError, mss.exception.ScreenShotError, OSError)
 
@@ -165,6 +164,14 @@ class Xvfb:
 
 # --- input and queries over one Xlib connection -------------------------------------------------
 
+class Redrawn(Enum):
+    """What `XConnection.watch` found drawn between a mark and the round trip after the input."""
+
+    NOTHING = "nothing"  # the frame grabbed at the mark is still the screen
+    AFTER_INPUT = "after input"  # drawing the server did after the input (or not known when): grab and compare
+    BEFORE_INPUT = "before input"  # drawing before the input: the frame at the mark is not what the input met
+
+
 def char_keysym(char: str) -> int:
     """The X keysym of one character: Latin-1 keysyms equal the code point, others are 0x01000000 + code point."""
     code = ord(char)
@@ -228,12 +235,18 @@ class XConnection:
         self._probe = self.root.create_window(-1, -1, 1, 1, 0, X.CopyFromParent, X.InputOnly, X.CopyFromParent,
                                               event_mask=X.PropertyChangeMask)
         self._wm_answered = False
-        # The DAMAGE watch of `watching_damage`: its id, the first screen row it reports, and whether it saw drawing.
+        # One DAMAGE watch of the whole screen for the connection's life (`watch`, `drawn`, `still`): every drawing
+        # request is reported, so no step pays for setting one up, and the time between steps is watched too.
         self._has_damage = self.d.query_extension("DAMAGE").present
+        self._damage: int | None = None
         if self._has_damage:
             self.d.damage_query_version()  # the extension serves a client only once it has said which version it speaks
-        self._damage: tuple[int, int] | None = None
-        self._drawn = False
+            self._damage = self.root.damage_create(damage.DamageReportRawRectangles)  # every request, not only growth
+        self._below = 0  # the first screen row whose drawing counts (the top bar's clock changes by itself)
+        self._drawn = False  # drawing reported since the last mark (`mark`, `watch`, `drawn` each set one)
+        self._marks = 0  # how many marks so far: a mark's number says whether another came after it
+        self._first_seq: int | None = None  # the sequence number of the first drawing reported since the last mark
+        self._still = False  # no drawing reported since a `drawn` that found none (`still`)
 
     @property
     def size(self) -> tuple[int, int]:
@@ -322,9 +335,10 @@ class XConnection:
         while self.d.pending_events():
             ev = self.d.next_event()
             if self._has_damage and ev.type == self.d.extension_event.DamageNotify:
-                watch = self._damage
-                if watch is not None and ev.damage == watch[0] and ev.area.y + ev.area.height > watch[1]:
-                    self._drawn = True
+                if ev.damage == self._damage and ev.area.y + ev.area.height > self._below:
+                    self._drawn, self._still = True, False
+                    if self._first_seq is None:  # an event carries our last request the server had processed
+                        self._first_seq = ev.sequence_number
                 continue
             if ev.type == X.ClientMessage and ev.client_type == self._atom("WM_PROTOCOLS"):
                 protocol, serial, window = ev.data[1][:3]
@@ -401,32 +415,63 @@ class XConnection:
             window.send_event(message, event_mask=X.NoEventMask, onerror=Xlib.error.CatchError())
         self.d.flush()
 
-    @contextmanager
-    def watching_damage(self, below: int = 0, poll_s: float = 0.001) -> Iterator[Drawn]:
-        """Yields `drawn(wait_s, until)`: whether anything was drawn on the screen below row `below` since its last call
-        (the first call starts the watch), waiting up to `wait_s` for drawing or for `until()`. A screen grabbed after
-        one call is still on screen when the next says False, which saves grabbing it again to find out; waiting on
-        the server's report wakes at the drawing itself, where polling on a busy machine oversleeps. Without DAMAGE
-        `drawn` pauses `poll_s` and says True (grab and compare)."""
+    def _mark(self) -> int:
+        self._drawn, self._first_seq = False, None
+        self._marks += 1
+        return self._marks
+
+    @property
+    def next_serial(self) -> int:
+        """The sequence number the next request on this connection gets (`watch(sent=)`)."""
+        return self.d.display.request_serial
+
+    def mark(self) -> int:
+        """Note drawing from here on (what has already arrived counts as before); grab a frame after this, and
+        `watch(since=)` with the returned mark says whether the frame can have changed."""
+        self._read_events()
+        return self._mark()
+
+    def watch(self, below: int = 0, since: int | None = None, sent: int | None = None) -> Redrawn:
+        """Start watching for drawing below screen row `below`: a round trip (the server has processed the input sent
+        so far), after which `drawn` reports only what is drawn from here on. Returns what was drawn since mark
+        `since` (AFTER_INPUT without one, or when a later mark came between); drawing the server did before it
+        processed request `sent` (the input's first) is BEFORE_INPUT, told by the sequence number in its report."""
+        self._below = below
+        self.sync()
+        if not self._has_damage or since != self._marks:
+            found = Redrawn.AFTER_INPUT
+        elif not self._drawn:
+            found = Redrawn.NOTHING
+        elif sent is not None and self._first_seq is not None and 0 < (sent - self._first_seq) % 0x10000 < 0x8000:
+            found = Redrawn.BEFORE_INPUT
+        else:
+            found = Redrawn.AFTER_INPUT
+        self._mark()
+        return found
+
+    def drawn(self, wait_s: float, until: Callable[[], bool], poll_s: float = 0.001) -> bool:
+        """Whether anything was drawn below the watched row since the last call (or `watch`), waiting up to `wait_s`
+        for drawing or for `until()`. A screen grabbed after one call is still on screen when the next says False,
+        which saves grabbing it again to find out; waiting on the server's report wakes at the drawing itself, where
+        polling on a busy machine oversleeps. Without DAMAGE it pauses `poll_s` and says True (grab and compare)."""
         if not self._has_damage:
-            yield lambda wait_s, until: time.sleep(min(wait_s, poll_s)) or True
-            return
-        watch = self.root.damage_create(damage.DamageReportRawRectangles)  # every drawing request, not only growth
-        self._damage = (watch, below)
+            time.sleep(min(wait_s, poll_s))
+            return True
+        self._mark()  # what was read before belongs to the last call, which ended with a round trip
+        self._read_events()
+        self._wait_events(lambda: self._drawn or until(), wait_s)
+        if not self._drawn:  # a round trip: everything drawn until now has been reported
+            self.sync()
+            self._still = not self._drawn
+        return self._drawn
 
-        def drawn(wait_s: float, until: Callable[[], bool]) -> bool:
-            self._drawn = False  # what was read before belongs to the last call, which ended with a round trip
-            self._read_events()
-            self._wait_events(lambda: self._drawn or until(), wait_s)
-            if not self._drawn:  # a round trip: everything drawn until now has been reported
-                self.sync()
-            return self._drawn
-
-        try:
-            yield drawn
-        finally:
-            self._damage = None
-            self.d.damage_destroy(watch)
+    def still(self) -> int | None:
+        """While nothing has been reported drawn (below the watched row) since the last `drawn` that found nothing,
+        the last mark (for `watch(since=)`): a frame grabbed just before that call is still on screen, so a step need
+        not grab it again; else None. Reads only what has already arrived (no round trip): drawing still on its way
+        counts as drawn after the mark."""
+        self._read_events()
+        return self._marks if self._still else None
 
     # windows ------------------------------------------------------------------------------------
     def _atom(self, name: str) -> int:
