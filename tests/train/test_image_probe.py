@@ -35,6 +35,10 @@ def test_two_screens_give_different_logits_on_a_fresh_tiny_model(tmp_path: Path,
     assert swapped.text_logit_gap > 1e-4  # "red" against "blue" moves it too
     assert swapped.visual_token_gap > 0.01 * swapped.visual_token_norm  # the LM sees two different screens
     assert swapped.text_embedding_norm > 0
+    at_first_digit = image_sensitivity(model, processor, first, second, reply_tokens=1)  # after "["
+    assert at_first_digit.image_logit_gap > 1e-3 and at_first_digit.image_logit_gap != swapped.image_logit_gap
+    with pytest.raises(DataError, match="reply_tokens"):
+        image_sensitivity(model, processor, first, second, reply_tokens=50)
     same_screen = dataclasses.replace(third, messages=first.messages)  # first's text and screen, another target
     unchanged = image_sensitivity(model, processor, first, same_screen)
     assert unchanged.image_logit_gap < 1e-5 and unchanged.text_logit_gap < 1e-5 and unchanged.visual_token_gap < 1e-5

@@ -23,7 +23,7 @@ __all__ = ["ImageSensitivity", "image_sensitivity"]
 
 @dataclass(frozen=True)
 class ImageSensitivity:
-    """Next-token changes at the prompt's last position, and the visual tokens' spread against the text's scale.
+    """Next-token changes at one position of the reply, and the visual tokens' spread against the text's scale.
 
     `*_logit_gap` is the largest |Δ logit|, `*_tv` the total variation between the two next-token distributions.
     """
@@ -47,8 +47,11 @@ def _gaps(logits: torch.Tensor, positions: tuple[int, int]) -> tuple[float, floa
     return float((first - second).abs().max()), float(tv)
 
 
-def image_sensitivity(model: Any, processor: Any, first: ChatSample, second: ChatSample) -> ImageSensitivity:
-    """Compare `first` with its screen swapped for `second`'s, and with its text swapped for `second`'s.
+def image_sensitivity(model: Any, processor: Any, first: ChatSample, second: ChatSample,
+                      reply_tokens: int = 0) -> ImageSensitivity:
+    """Compare `first` with its screen swapped for `second`'s, and with its text swapped for `second`'s, at the
+    next token after `reply_tokens` tokens of each sample's own target (teacher-forced; 0: the reply's first
+    token; 1 for a grounding reply "[x,y]" is the first digit of x, where the screen must matter).
 
     Both samples need one screen each of the same size in patches (the swap keeps the image-token count).
     """
@@ -67,7 +70,9 @@ def image_sensitivity(model: Any, processor: Any, first: ChatSample, second: Cha
 
     language_model = model.model.language_model
     pad = processor.tokenizer.pad_token_id
-    last = (a.prompt_length - 1, a.prompt_length - 1)
+    if not 0 <= reply_tokens < min(len(a), len(b)) - max(a.prompt_length, b.prompt_length):
+        raise DataError(f"reply_tokens must be from 0 to the shorter reply's length - 1, got {reply_tokens}")
+    at = (a.prompt_length - 1 + reply_tokens, b.prompt_length - 1 + reply_tokens)
     was_training = model.training
     model.eval()
     try:
@@ -84,8 +89,8 @@ def image_sensitivity(model: Any, processor: Any, first: ChatSample, second: Cha
     image_positions = image_batch.input_ids[0] == model.config.image_token_id
     visual = seen["embeds"][:, image_positions]
     text = seen["embeds"][0, ~image_positions]
-    image_gap, image_tv = _gaps(image_logits, last)
-    text_gap, text_tv = _gaps(text_logits, (last[0], b.prompt_length - 1))
+    image_gap, image_tv = _gaps(image_logits, (at[0], at[0]))
+    text_gap, text_tv = _gaps(text_logits, at)
     return ImageSensitivity(
         image_logit_gap=image_gap, image_tv=image_tv, text_logit_gap=text_gap, text_tv=text_tv,
         visual_token_gap=float((visual[0] - visual[1]).norm(dim=-1).mean()),
