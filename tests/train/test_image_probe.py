@@ -4,6 +4,7 @@ the vision tower (the miniature recipe's grounding experts ignore the image by l
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -72,3 +73,35 @@ def test_an_sft_loss_sends_gradient_to_every_part_of_the_vision_tower(tmp_path: 
     for name, weight in parts.items():
         assert weight.requires_grad and weight.grad is not None and weight.grad.norm() > 0, name
     model.zero_grad()
+
+
+def test_the_evaluation_policy_feeds_the_screen_as_training_does(tmp_path: Path, grounding_squares,
+                                                                 tiny_qwen3_vl: Path) -> None:
+    """The recipe's evaluation (a left-padded batch through TransformersPolicy) and training (one encoded prompt)
+    give the same next-token logits, so a model that reads the screen in training reads it in evaluation too."""
+    import torch
+
+    from uivenus.agent.policies.base import Sampling
+    from uivenus.agent.policies.transformers_local import HFOptions, TransformersPolicy
+    from uivenus.train.encode import encode_prompt
+
+    annotations = grounding_squares(tmp_path, n=2)
+    records = json.loads(annotations.read_text())
+    records[1]["instruction"] = "the blue square at the top of the page, next to the list"  # a longer prompt
+    annotations.write_text(json.dumps(records))
+    short, long = list(grounding_samples(annotations))
+    policy = TransformersPolicy(HFOptions(str(tiny_qwen3_vl), device="cpu", dtype="float32"))
+    try:
+        inputs = policy._inputs([short.messages, long.messages], Sampling(temperature=0, max_new_tokens=4,
+                                                                          thinking=False))
+        assert inputs["attention_mask"][0, 0] == 0  # the shorter prompt is padded on the left
+        with torch.no_grad():
+            batched = policy.model(**inputs).logits[:, -1]
+            for row, sample in enumerate((short, long)):
+                prompt = encode_prompt(policy.processor, sample.messages, thinking=False)
+                single = policy.model(input_ids=prompt.input_ids[None],
+                                      mm_token_type_ids=prompt.mm_token_type_ids[None],
+                                      pixel_values=prompt.pixel_values, image_grid_thw=prompt.image_grid_thw).logits
+                assert torch.allclose(batched[row], single[0, -1], atol=1e-4)
+    finally:
+        policy.close()
