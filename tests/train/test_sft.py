@@ -230,3 +230,32 @@ def test_a_run_resumed_from_a_checkpoint_matches_an_uninterrupted_one(tmp_path: 
     assert [m["step"] for m in metrics] == [1, 2, 3, 4, 5, 6]  # nothing logged twice
     with pytest.raises(TrainError, match="not a complete checkpoint"):
         trainer("elsewhere", Recording(), str(tmp_path / "nowhere"))
+
+
+def test_vision_lr_scale_slows_only_the_vision_tower(tmp_path: Path, grounding_squares, tiny_qwen3_vl: Path) -> None:
+    """The scale reaches the optimizer: at 1e-6 the vision tower stays put while the language model moves as it
+    does at scale 1, and the logged lr is the language model's."""
+    from safetensors.torch import load_file
+
+    annotations = grounding_squares(tmp_path / "g")
+    start = load_file(tiny_qwen3_vl / "model.safetensors")
+
+    def moved(scale: float) -> tuple[float, float, list[float]]:
+        out = tmp_path / f"scale{scale}"
+        source = SourceSpec("grounding", {"annotations": str(annotations)})
+        final = train_sft(SFTConfig(model=str(tiny_qwen3_vl), out_dir=out, lr=0.003, schedule="constant",
+                                    vision_lr_scale=scale, batch_size=2, max_steps=2, progress=False,
+                                    tensorboard=False, sources=[source]))
+        end = load_file(final / "model.safetensors")
+        change = {name: float((end[name] - start[name]).abs().max()) for name in start}
+        lrs = [json.loads(line)["lr"] for line in (out / "metrics.jsonl").read_text().splitlines() if "lr" in line]
+        return (max(v for n, v in change.items() if ".visual." in f".{n}"),
+                max(v for n, v in change.items() if ".visual." not in f".{n}"), lrs)
+
+    vision_slow, language_slow, lrs = moved(1e-6)
+    vision_full, language_full, _ = moved(1.0)
+    assert vision_full > 1e-3 and language_full > 1e-3 and language_slow > 1e-3
+    assert vision_slow < 1e-4 * vision_full
+    assert lrs and all(lr == pytest.approx(0.003) for lr in lrs)
+    with pytest.raises(TrainError, match="vision_lr_scale"):
+        SFTConfig(model=str(tiny_qwen3_vl), vision_lr_scale=0.0)

@@ -50,13 +50,16 @@ class TrainError(RuntimeError):
 class TrainConfig:
     """What every stage shares. `batch_size` is per process and per micro-step; one optimizer step sees
     batch_size × grad_accum × processes samples. `max_steps` counts optimizer steps (None: `epochs` passes over
-    the data). `resume`: "auto" continues from the newest checkpoint in `out_dir` if there is one, a path
-    continues from that checkpoint, None starts afresh. `dtype` is the weights' dtype ("auto": bfloat16 on a GPU,
-    float32 on a CPU); `mixed_precision` None keeps what `accelerate launch` set."""
+    the data). `vision_lr_scale` multiplies the learning rate of the vision tower and its mergers (parameters
+    under `visual`), which can outpace the language model on a tiny one. `resume`: "auto" continues from the
+    newest checkpoint in `out_dir` if there is one, a path continues from that checkpoint, None starts afresh.
+    `dtype` is the weights' dtype ("auto": bfloat16 on a GPU, float32 on a CPU); `mixed_precision` None keeps
+    what `accelerate launch` set."""
 
     model: str
     out_dir: Path = Path("runs/train")
     lr: float = 1e-5
+    vision_lr_scale: float = 1.0
     warmup_steps: int = 0
     schedule: Literal["cosine", "linear", "constant"] = "cosine"
     weight_decay: float = 0.0
@@ -95,6 +98,9 @@ class TrainConfig:
             raise TrainError(f"max_steps must be >= 1 or None, got {self.max_steps}")
         if not (self.lr > 0 and math.isfinite(self.lr)):
             raise TrainError(f"lr must be a positive number, got {self.lr}")
+        if not (self.vision_lr_scale > 0 and math.isfinite(self.vision_lr_scale)):
+            raise TrainError(f"vision_lr_scale must be a positive number (1.0: the same lr), "
+                             f"got {self.vision_lr_scale}")
         if self.keep_checkpoints is not None and self.keep_checkpoints < 1:
             raise TrainError(f"keep_checkpoints must be >= 1 or None, got {self.keep_checkpoints}")
 
@@ -138,6 +144,20 @@ EvalHook = Callable[[EvalContext], Mapping[str, float]]
 # --- model and forward --------------------------------------------------------------------------
 
 _DTYPES = ("float32", "bfloat16", "float16")
+
+
+def _param_groups(model: Any, config: TrainConfig) -> list[dict[str, Any]]:
+    """AdamW groups: weight decay on matrices only, and the vision tower at `lr × vision_lr_scale` (split off only
+    when the scale is not 1, so checkpoints keep their two groups). The language model's decayed group is first:
+    its lr is the one logged."""
+    split = config.vision_lr_scale != 1.0
+    groups: dict[tuple[bool, bool], list[Any]] = {}
+    for name, param in model.named_parameters():
+        if param.requires_grad:
+            groups.setdefault((split and "visual." in f".{name}", param.ndim < 2), []).append(param)
+    return [{"params": groups[vision, flat], "weight_decay": 0.0 if flat else config.weight_decay,
+             "lr": config.lr * (config.vision_lr_scale if vision else 1.0)}
+            for vision, flat in sorted(groups)]
 
 
 def load_model(path: str | Path, dtype: str = "auto") -> Any:
@@ -234,11 +254,8 @@ class Trainer:
         if config.gradient_checkpointing:
             model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
         model.train()
-        decay = [p for n, p in model.named_parameters() if p.requires_grad and p.ndim >= 2]
-        no_decay = [p for n, p in model.named_parameters() if p.requires_grad and p.ndim < 2]
         optimizer = torch.optim.AdamW(
-            [{"params": decay, "weight_decay": config.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
-            lr=config.lr, betas=config.adam_betas, eps=config.adam_eps,
+            _param_groups(model, config), lr=config.lr, betas=config.adam_betas, eps=config.adam_eps,
             fused=True)  # one kernel over all tensors, not a Python loop per tensor (transformers' default too)
         stream.shard(self.accelerator.process_index, self.accelerator.num_processes)
         self.total_steps = self._total_steps()
