@@ -203,18 +203,20 @@ def test_each_clicks_observation_is_the_screen_it_settles_on(env: DesktopEnv, lo
     assert len({*seen}) == len(seen)
 
 
-def test_a_click_waits_for_an_app_slower_than_the_quiet_window(env: DesktopEnv, tmp_path: Path) -> None:
-    # the app is busy 0.6 s before it shows each press, far past settle_quiet_s: the env waits for the app to have
-    # handled the click (it answers a _NET_WM_PING only after the click's events), so the observation shows it
+def slow_pad(env: DesktopEnv, tmp_path: Path) -> tuple[EventLog, Callable[[Any], bytes]]:
+    """Starts the logger app busy 0.6 s before it shows each press; returns its events and a crop of its pad."""
     events = EventLog(tmp_path / "events.jsonl")
     env.reset(TaskSpec(id="slow", instruction="", platform="desktop",
                        setup={"launch": [[*logger_argv(events), "--press-delay", "0.6"]]}))
     wait_placed(env, events)
     x, y, w, h = events.last("layout")["pad"]
+    return events, lambda image: image.crop((x, y, x + w, y + h)).tobytes()
 
-    def pad(image: Any) -> bytes:
-        return image.crop((x, y, x + w, y + h)).tobytes()
 
+def test_a_click_waits_for_an_app_slower_than_the_quiet_window(env: DesktopEnv, tmp_path: Path) -> None:
+    # the app is busy 0.6 s before it shows each press, far past settle_quiet_s: the env waits for the app to have
+    # handled the click (it answers a _NET_WM_PING only after the click's events), so the observation shows it
+    events, pad = slow_pad(env, tmp_path)
     assert env.config.settle_quiet_s < 0.6 < env.config.settle_max_s
     before = pad(env.observe().screenshot)
     result = env.step(Click(point=events.center("pad")))
@@ -245,15 +247,8 @@ def test_a_step_on_a_still_screen_grabs_nothing_before_its_input(env: DesktopEnv
 def test_drawing_between_steps_is_not_taken_for_the_next_inputs_effect(env: DesktopEnv, tmp_path: Path) -> None:
     # a window that appears between two steps changes the screen: the next step must grab its "before" afresh, or
     # the new window would pass for the click's effect and the slow app's press would be missed
-    events = EventLog(tmp_path / "events.jsonl")
-    env.reset(TaskSpec(id="slow", instruction="", platform="desktop",
-                       setup={"launch": [[*logger_argv(events), "--press-delay", "0.6"]]}))
-    wait_placed(env, events)
+    events, pad = slow_pad(env, tmp_path)
     x, y, w, h = events.last("layout")["pad"]
-
-    def pad(image: Any) -> bytes:
-        return image.crop((x, y, x + w, y + h)).tobytes()
-
     env.step(Click(point=events.center("pad")))
     display = Display(env.display)
     try:
