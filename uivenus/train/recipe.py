@@ -70,7 +70,8 @@ class TinyModelSpec:
 @dataclass(frozen=True)
 class ShapesData:
     """Coloured-shape screens (`uivenus.synth.shapes`, `per_sample` instructions each, `shapes` (min, max) per
-    screen, named by colour and kind or by colour alone) for training, and held-out ones from another seed."""
+    screen, named by colour and kind, by colour alone, or not at all when `anonymous`: one shape, "click the shape")
+    for training, and held-out ones from another seed."""
 
     train_screens: int = 600
     eval_screens: int = 60
@@ -78,6 +79,7 @@ class ShapesData:
     shapes: tuple[int, int] = (4, 7)
     per_sample: int = 3
     name_kind: bool = True
+    anonymous: bool = False
     seed: int = 0
     eval_seed: int = 10_000
 
@@ -167,7 +169,7 @@ def _shapes(spec: ShapesData, out: Path, train: bool) -> Path:
     if not annotations.is_file():
         generate_shapes(spec.train_screens if train else spec.eval_screens, out,
                         seed=spec.seed if train else spec.eval_seed, grid=spec.grid, shapes=spec.shapes,
-                        per_sample=spec.per_sample, name_kind=spec.name_kind)
+                        per_sample=spec.per_sample, name_kind=spec.name_kind, anonymous=spec.anonymous)
     return annotations
 
 
