@@ -92,8 +92,8 @@ def test_the_evaluation_policy_feeds_the_screen_as_training_does(tmp_path: Path,
     short, long = list(grounding_samples(annotations))
     policy = TransformersPolicy(HFOptions(str(tiny_qwen3_vl), device="cpu", dtype="float32"))
     try:
-        inputs = policy._inputs([short.messages, long.messages], Sampling(temperature=0, max_new_tokens=4,
-                                                                          thinking=False))
+        inputs = policy.prompt_inputs([short.messages, long.messages], Sampling(temperature=0, max_new_tokens=4,
+                                                                                thinking=False))
         assert inputs["attention_mask"][0, 0] == 0  # the shorter prompt is padded on the left
         with torch.no_grad():
             batched = policy.model(**inputs).logits[:, -1]
