@@ -65,6 +65,7 @@ class TinyModelSpec:
     vocab_size: int = 2000
     max_pixels: int = 128 * 128
     seed: int = 0
+    vision_pos_scale: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -451,7 +452,7 @@ def run_recipe(config: RecipeConfig, *, log: Callable[[str], None] = print) -> R
         _timed(seconds, "build", lambda: build_tiny_qwen3_vl(
             base, hidden=spec.hidden, layers=spec.layers, vision_hidden=spec.vision_hidden,
             vision_layers=spec.vision_layers, vocab_size=spec.vocab_size, max_pixels=spec.max_pixels,
-            seed=spec.seed))
+            seed=spec.seed, vision_pos_scale=spec.vision_pos_scale))
 
     log("Stage I: SFT on the mix of both domains (once; reused by every seed and every rerun)")
     sft = stage_config(SFTConfig, config.sft, "sft", model=str(base), out_dir=str(out / "stage1"),
