@@ -48,7 +48,7 @@ def main(name: str, overrides: list[str], base: Path = BASE) -> None:
         if not (base / "config.json").is_file():
             build_tiny_qwen3_vl(base, hidden=spec.hidden, layers=spec.layers, vision_hidden=spec.vision_hidden,
                                 vision_layers=spec.vision_layers, vocab_size=spec.vocab_size,
-                                max_pixels=spec.max_pixels, seed=spec.seed)
+                                max_pixels=spec.max_pixels, seed=spec.seed, vision_pos_scale=spec.vision_pos_scale)
     grounding = {"kind": "grounding", "annotations": str(paths["grounding_train"]), "frame_kind": "rel",
                  "weight": config.mixture["grounding"]}
     web = {"kind": "steps", "steps": str(paths["steps_train"]), "weight": config.mixture["web"]}

@@ -56,6 +56,22 @@ def test_shapes_target_is_the_named_colour_unique_on_its_screen_and_reproducible
         generate_shapes(1, tmp_path / "f", grid=4, shapes=(4, 7), name_kind=False, per_sample=1)
 
 
+def test_anonymous_shapes_name_nothing_so_only_the_screen_says_where_the_one_shape_is(tmp_path: Path) -> None:
+    records = json.loads(generate_shapes(40, tmp_path / "a", grid=3, shapes=(1, 1), per_sample=1,
+                                         anonymous=True).read_text())
+    assert {r["instruction"] for r in records} == {"click the shape"} and len(records) == 40
+    cells = Counter()
+    for record in records:  # the box holds the screen's only non-background pixels
+        with Image.open(tmp_path / "a" / "images" / record["img_filename"]) as image:
+            x0, y0, x1, y1 = image.convert("RGB").point(lambda v: 255 if v != 245 else 0).getbbox()
+        box = record["bbox"]
+        assert box[0] <= x0 and box[1] <= y0 and x1 <= box[2] + 1 and y1 <= box[3] + 1
+        cells[(box[1] // CELL, box[0] // CELL)] += 1
+    assert len(cells) == 9  # every cell holds the target somewhere, so no constant answer scores well
+    with pytest.raises(ValueError, match="exactly one shape"):
+        generate_shapes(1, tmp_path / "b", grid=3, shapes=(1, 2), per_sample=1, anonymous=True)
+
+
 def test_sandbox_steps_actions_follow_the_instruction_and_the_pixels_and_are_reproducible(tmp_path: Path) -> None:
     path = generate_steps(60, tmp_path / "a", seed=1)
     records = json.loads(path.read_text())

@@ -12,7 +12,7 @@ from PIL import Image
 
 from uivenus.train.collate import collate
 from uivenus.train.encode import IGNORE_INDEX, encode
-from uivenus.train.image_probe import image_sensitivity
+from uivenus.train.image_probe import answer_states, image_sensitivity
 from uivenus.train.samples import DataError
 from uivenus.train.sources.datasets import grounding_samples
 
@@ -43,6 +43,24 @@ def test_two_screens_give_different_logits_on_a_fresh_tiny_model(tmp_path: Path,
     same_screen = dataclasses.replace(third, messages=first.messages)  # first's text and screen, another target
     unchanged = image_sensitivity(model, processor, first, same_screen)
     assert unchanged.image_logit_gap < 1e-5 and unchanged.text_logit_gap < 1e-5 and unchanged.visual_token_gap < 1e-5
+
+
+def test_answer_states_carry_the_screen_only_past_the_embeddings(tmp_path: Path, grounding_squares,
+                                                                   loaded: tuple) -> None:
+    import torch
+
+    model, processor = loaded
+    first, second = list(grounding_samples(grounding_squares(tmp_path, n=2)))
+    other_screen = dataclasses.replace(second, messages=(dataclasses.replace(
+        first.messages[0], content=(second.messages[0].content[0], *first.messages[0].content[1:])),))
+    states = answer_states(model, processor, [first, other_screen], reply_tokens=1)  # at x's first digit
+    assert states.shape == (2, model.config.text_config.num_hidden_layers + 1, model.config.text_config.hidden_size)
+    assert torch.equal(states[0, 0], states[1, 0])  # the same token "[": the same input embedding
+    assert (states[0, -1] - states[1, -1]).norm() > 1e-4 * states[0, -1].norm()  # the screen reached it
+    again = answer_states(model, processor, [first], reply_tokens=1)
+    assert torch.allclose(again[0], states[0], atol=1e-6)
+    with pytest.raises(DataError, match="reply_tokens"):
+        answer_states(model, processor, [first], reply_tokens=50)
 
 
 def test_screens_of_different_sizes_are_a_clear_error(tmp_path: Path, grounding_squares, loaded: tuple) -> None:
@@ -92,8 +110,8 @@ def test_the_evaluation_policy_feeds_the_screen_as_training_does(tmp_path: Path,
     short, long = list(grounding_samples(annotations))
     policy = TransformersPolicy(HFOptions(str(tiny_qwen3_vl), device="cpu", dtype="float32"))
     try:
-        inputs = policy._inputs([short.messages, long.messages], Sampling(temperature=0, max_new_tokens=4,
-                                                                          thinking=False))
+        inputs = policy.prompt_inputs([short.messages, long.messages], Sampling(temperature=0, max_new_tokens=4,
+                                                                                thinking=False))
         assert inputs["attention_mask"][0, 0] == 0  # the shorter prompt is padded on the left
         with torch.no_grad():
             batched = policy.model(**inputs).logits[:, -1]

@@ -113,8 +113,22 @@ def test_sizes_are_settable_quick_and_deterministic(tiny_qwen3_vl: Path, tmp_pat
     assert (again / "tokenizer.json").read_text() == (path / "tokenizer.json").read_text()
 
 
+def test_vision_pos_scale_multiplies_only_the_vision_position_embeddings(tmp_path: Path) -> None:
+    from safetensors.torch import load_file
+
+    options = {"hidden": 64, "layers": 1, "vision_layers": 1, "max_pixels": 64 * 64}
+    plain = load_file(build_tiny_qwen3_vl(tmp_path / "plain", **options) / "model.safetensors")
+    scaled = load_file(build_tiny_qwen3_vl(tmp_path / "scaled", vision_pos_scale=50.0, **options)
+                       / "model.safetensors")
+    moved = {name for name in plain if not plain[name].equal(scaled[name])}
+    assert moved == {name for name in plain if name.endswith("visual.pos_embed.weight")} and len(moved) == 1
+    name = moved.pop()
+    assert scaled[name].allclose(plain[name] * 50.0) and plain[name].abs().max() > 0
+
+
 @pytest.mark.parametrize(("kwargs", "match"), [({"hidden": 100}, "multiple of 32"), ({"layers": 0}, "layers"),
-                                               ({"vision_hidden": 16}, "vision_hidden")])
+                                               ({"vision_hidden": 16}, "vision_hidden"),
+                                               ({"vision_pos_scale": 0.0}, "vision_pos_scale")])
 def test_impossible_sizes_are_rejected_before_building(tmp_path: Path, kwargs: dict, match: str) -> None:
     with pytest.raises(TinyModelError, match=match):
         build_tiny_qwen3_vl(tmp_path / "x", **kwargs)

@@ -50,11 +50,14 @@ def _screen(rng: random.Random, grid: int, count: int, name_kind: bool) -> list[
 
 
 def generate_shapes(n: int, out: Path | str, *, seed: int = 0, grid: int = 4, shapes: tuple[int, int] = (4, 7),
-                    per_sample: int = 3, name_kind: bool = True) -> Path:
+                    per_sample: int = 3, name_kind: bool = True, anonymous: bool = False) -> Path:
     """`n` screens of `grid` x `grid` cells (`CELL` pixels each) with `shapes` (min, max) shapes, `per_sample`
     instructions each (distinct targets); returns the `annotations.json` path. The same seed gives the same files.
     `name_kind` False names the colour alone ("click the blue shape"; colours then differ on a screen): one
-    visual attribute instead of two, the easier task."""
+    visual attribute instead of two, the easier task. `anonymous` says only "click the shape" and needs one shape
+    per screen: the answer then depends on the image alone, the simplest screen-dependent task."""
+    if anonymous and shapes[1] != 1:
+        raise ValueError(f"anonymous instructions need exactly one shape per screen (shapes=(1, 1)); got shapes={shapes}")
     most = min(grid * grid, len(COLOURS) if not name_kind else len(COLOURS) * len(SHAPES))
     if not (1 <= shapes[0] <= shapes[1] <= most) or not 1 <= per_sample <= shapes[0]:
         raise ValueError(f"need 1 <= min shapes <= max shapes <= {most} and 1 <= per_sample <= min shapes; got "
@@ -73,8 +76,9 @@ def generate_shapes(n: int, out: Path | str, *, seed: int = 0, grid: int = 4, sh
         name = f"shapes_{seed}_{index:06d}"
         image.save(out / "images" / f"{name}.png")
         for k, (colour, kind, box) in enumerate(rng.sample(placed, per_sample)):
+            instruction = "click the shape" if anonymous else f"click the {colour} {kind if name_kind else 'shape'}"
             records.append({"id": f"{name}_{k}", "img_filename": f"{name}.png", "bbox": list(box),
-                            "instruction": f"click the {colour} {kind if name_kind else 'shape'}", "data_type": "icon",
+                            "instruction": instruction, "data_type": "icon",
                             "platform": "web", "img_size": [side, side], "instruction_kind": "visual",
                             "negative": False})
     return write_annotations(out, records)

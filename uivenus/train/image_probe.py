@@ -18,7 +18,7 @@ from uivenus.train.samples import ChatSample, DataError
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["ImageSensitivity", "image_sensitivity"]
+__all__ = ["ImageSensitivity", "answer_states", "image_sensitivity"]
 
 
 @dataclass(frozen=True)
@@ -97,3 +97,27 @@ def image_sensitivity(model: Any, processor: Any, first: ChatSample, second: Cha
         visual_token_norm=float(visual[0].norm(dim=-1).mean()),
         text_embedding_norm=float(text.norm(dim=-1).mean()),
     )
+
+
+def answer_states(model: Any, processor: Any, samples: list[ChatSample], reply_tokens: int = 0) -> torch.Tensor:
+    """Every layer's hidden state where the next token after `reply_tokens` target tokens is predicted, one sample
+    at a time: [samples, layers + 1, hidden]. A linear read-out of these says whether the screen's answer is
+    *present* at the answer position, apart from whether the head has learned to use it."""
+    import torch
+
+    rows = []
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            for sample in samples:
+                item = encode(processor, sample)
+                at = item.prompt_length - 1 + reply_tokens
+                if not 0 <= reply_tokens < len(item) - item.prompt_length:
+                    raise DataError(f"reply_tokens must be from 0 to the reply's length - 1, got {reply_tokens}")
+                batch = collate([item], processor.tokenizer.pad_token_id)
+                hidden = model(**batch.model_inputs(), output_hidden_states=True).hidden_states
+                rows.append(torch.stack([layer[0, at] for layer in hidden]))
+    finally:
+        model.train(was_training)
+    return torch.stack(rows)

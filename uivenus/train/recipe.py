@@ -65,12 +65,14 @@ class TinyModelSpec:
     vocab_size: int = 2000
     max_pixels: int = 128 * 128
     seed: int = 0
+    vision_pos_scale: float = 1.0
 
 
 @dataclass(frozen=True)
 class ShapesData:
     """Coloured-shape screens (`uivenus.synth.shapes`, `per_sample` instructions each, `shapes` (min, max) per
-    screen, named by colour and kind or by colour alone) for training, and held-out ones from another seed."""
+    screen, named by colour and kind, by colour alone, or not at all when `anonymous`: one shape, "click the shape")
+    for training, and held-out ones from another seed."""
 
     train_screens: int = 600
     eval_screens: int = 60
@@ -78,6 +80,7 @@ class ShapesData:
     shapes: tuple[int, int] = (4, 7)
     per_sample: int = 3
     name_kind: bool = True
+    anonymous: bool = False
     seed: int = 0
     eval_seed: int = 10_000
 
@@ -167,7 +170,7 @@ def _shapes(spec: ShapesData, out: Path, train: bool) -> Path:
     if not annotations.is_file():
         generate_shapes(spec.train_screens if train else spec.eval_screens, out,
                         seed=spec.seed if train else spec.eval_seed, grid=spec.grid, shapes=spec.shapes,
-                        per_sample=spec.per_sample, name_kind=spec.name_kind)
+                        per_sample=spec.per_sample, name_kind=spec.name_kind, anonymous=spec.anonymous)
     return annotations
 
 
@@ -449,7 +452,7 @@ def run_recipe(config: RecipeConfig, *, log: Callable[[str], None] = print) -> R
         _timed(seconds, "build", lambda: build_tiny_qwen3_vl(
             base, hidden=spec.hidden, layers=spec.layers, vision_hidden=spec.vision_hidden,
             vision_layers=spec.vision_layers, vocab_size=spec.vocab_size, max_pixels=spec.max_pixels,
-            seed=spec.seed))
+            seed=spec.seed, vision_pos_scale=spec.vision_pos_scale))
 
     log("Stage I: SFT on the mix of both domains (once; reused by every seed and every rerun)")
     sft = stage_config(SFTConfig, config.sft, "sft", model=str(base), out_dir=str(out / "stage1"),

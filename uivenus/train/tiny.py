@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import random
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -223,17 +224,22 @@ def build_tiny_qwen3_vl(
     min_pixels: int = 32 * 32,
     max_pixels: int = 224 * 224,
     seed: int = 0,
+    vision_pos_scale: float = 1.0,
 ) -> Path:
     """Write a random Qwen3-VL checkpoint (model, tokenizer, image-only processor) to `out_dir` and return it.
 
     The vocabulary has at most `vocab_size` tokens (the built-in corpus saturates near 1,650); images are resized
     by the processor to at most `max_pixels` (patch 16, merge 2: one image token per 32x32 pixels).
+    `vision_pos_scale` multiplies the vision position embeddings: at 1.0 they are ~60x smaller than the patch
+    embeddings, so a visual token barely says where it is (50 lets a tiny model ground; docs/results/recipe-shapes).
     """
     import torch
     from transformers import Qwen3VLForConditionalGeneration
     from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
 
     _check_sizes(hidden, layers, vision_hidden, vision_layers)
+    if not (vision_pos_scale > 0 and math.isfinite(vision_pos_scale)):
+        raise TinyModelError(f"vision_pos_scale must be a positive number (1.0: as initialised), got {vision_pos_scale}")
     out = Path(out_dir)
     tokenizer = build_tiny_tokenizer(vocab_size, seed=seed)
     config = _config(tokenizer, hidden=hidden, layers=layers, vision_hidden=vision_hidden,
@@ -241,6 +247,8 @@ def build_tiny_qwen3_vl(
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         model = Qwen3VLForConditionalGeneration(config)
+    with torch.no_grad():
+        model.model.visual.pos_embed.weight.mul_(vision_pos_scale)
     model.generation_config.eos_token_id = [tokenizer.convert_tokens_to_ids("<|im_end|>"), tokenizer.eos_token_id]
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     model.generation_config.bos_token_id = None

@@ -259,7 +259,9 @@ class TransformersPolicy(PolicyBase):
         uses_switch = "enable_thinking" in (template if isinstance(template, str) else str(template))
         return {"enable_thinking": sampling.thinking} if uses_switch else {}
 
-    def _inputs(self, conversations: Sequence[Sequence[Message]], sampling: Sampling) -> Any:
+    def prompt_inputs(self, conversations: Sequence[Sequence[Message]], sampling: Sampling) -> Any:
+        """The left-padded model inputs generation starts from: public so that a check can feed the model exactly
+        what `act_batch` feeds it (e.g. that evaluation sees the screen as training does)."""
         texts, images = [], []
         for messages in conversations:
             chat, chat_images = to_chat(messages)
@@ -273,7 +275,7 @@ class TransformersPolicy(PolicyBase):
         import torch
 
         started = time.perf_counter()
-        inputs = self._inputs(conversations, sampling)
+        inputs = self.prompt_inputs(conversations, sampling)
         greedy = sampling.temperature <= 0
         settings: dict[str, Any] = {"max_new_tokens": sampling.max_new_tokens, "do_sample": not greedy}
         if not greedy:
