@@ -147,20 +147,21 @@ class BrowserEnv(PageActions, EnvBase):
     def state(self) -> Mapping[str, Any]:
         """What checkers read: url, title, innerText and `window.uivenus.state()` (None on other pages)."""
         def read() -> dict[str, Any]:
-            page = self._live().page
-            snapshot = page.evaluate(_JS_READ_PAGE.source, {"limit": self.config.max_text_chars})
-            return {"url": page.url, "title": snapshot["title"], "text": snapshot["text"],
-                    "app_state": page.evaluate(_JS_APP_STATE.source)}
+            session = self._live()
+            snapshot = _run(session, _JS_READ_PAGE, {"limit": self.config.max_text_chars})
+            return {"url": session.page.url, "title": snapshot["title"], "text": snapshot["text"],
+                    "app_state": _run(session, _JS_APP_STATE)}
         return self._call(read, self._query_budget())
 
     def query_dom(self, script: PageScript, arg: Any = None) -> Any:
         """Run a packaged, read-only page script (`page_script(package, name)`) on the live page with `arg` as its
         argument, and return its (JSON) result. Only `PageScript`s: what a page is made to run is source kept in
-        the package, and data goes in as the argument, never as code."""
+        the package, and data goes in as the argument, never as code (JSON: `_run`, the cheaper channel, since a
+        reference policy asks several per step)."""
         if not isinstance(script, PageScript):
             raise TypeError(f"query_dom runs packaged page scripts (page_script(package, name)), "
                             f"not {type(script).__name__}")
-        return self._call(lambda: self._live().page.evaluate(script.source, arg), self._query_budget())
+        return self._call(lambda: _run(self._live(), script, arg), self._query_budget())
 
     def captured_responses(self) -> list[dict[str, Any]]:
         """This episode's responses whose URL matches a glob of `config.capture_responses`, oldest first: url,

@@ -34,6 +34,7 @@ from uivenus.records import Trajectory
 from uivenus.store import StoreError, episode_dirs, is_episode_dir, list_runs, read_episode
 from uivenus.verify.base import Judge, VerifyError
 from uivenus.verify.judges import judge_from_spec
+from uivenus.verify.signals import screen_changes
 from uivenus.verify.step import label_trajectory, load_screens
 from uivenus.verify.trace import build_evidence, key_point_progress, screen_texts, trace_outcome
 from uivenus.verify.voting import RULES, Decision, aggregate
@@ -125,9 +126,12 @@ def _decisions(judges: Sequence[Judge], rules: Sequence[str], episode: LabelledE
     trajectory, directory = episode.trajectory, episode.directory
     screens = load_screens(trajectory, directory)
     texts = screen_texts(trajectory, directory, ocr=ocr, screens=screens)
-    evidence = build_evidence(trajectory, directory, k=k, pixels=pixels, screens=screens, texts=texts)
+    changes = screen_changes(screens)
+    evidence = build_evidence(trajectory, directory, k=k, pixels=pixels, screens=screens, texts=texts,
+                              changes=changes)
     verdicts = tuple(judge.judge(evidence) for judge in judges)  # one voice each, with its own confidence
-    steps = label_trajectory(trajectory, directory, screens=screens)  # the terminal label does not enter outcomes
+    # the terminal label does not enter outcomes
+    steps = label_trajectory(trajectory, directory, screens=screens, changes=changes)
     progress = key_point_progress(evidence.key_points, [texts[i] for i in evidence.extra["kept"]])
     decisions: dict[str, Decision] = {}
     outcomes: dict[str, str] = {}

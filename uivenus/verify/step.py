@@ -262,13 +262,15 @@ def _loop_count(actions: Sequence[Action | None], changed: Sequence[bool | None]
 
 def label_trajectory(trajectory: Trajectory, episode_dir: str | Path, judges: Sequence[Any] = (), *,
                      goal_met: bool | None = None, threshold: float = CHANGE_THRESHOLD, repeats: int = LOOP_REPEATS,
-                     screens: Sequence[Image.Image | None] | None = None) -> list[LabelledStep]:
+                     screens: Sequence[Image.Image | None] | None = None,
+                     changes: Sequence[float | None] | None = None) -> list[LabelledStep]:
     """Label every step of a stored episode after the fact. `judges` that can judge steps (`judge_step`) are asked
     about each non-terminal step; `goal_met` (the trace verdict) labels the terminal step; `screens` are the
-    step screenshots when already loaded (`load_screens`)."""
+    step screenshots when already loaded (`load_screens`), `changes` their `screen_changes` when already
+    computed."""
     steps = trajectory.steps
     screens = list(screens) if screens is not None else load_screens(trajectory, episode_dir)
-    changes = screen_changes(screens)
+    changes = list(changes) if changes is not None else screen_changes(screens)
     changed = [None if c is None else c > threshold for c in changes]
     actions = [s.action for s in steps]
     points = key_point_texts(extract_key_points(trajectory.task.instruction))

@@ -128,18 +128,21 @@ def _agent_claim(trajectory: Trajectory) -> str | None:
 
 def build_evidence(trajectory: Trajectory, episode_dir: str | Path, *, k: int = 4, ocr: bool = True,
                    pixels: bool = False, screens: Sequence[Image.Image | None] | None = None,
-                   texts: Sequence[str | None] | None = None) -> Evidence:
+                   texts: Sequence[str | None] | None = None,
+                   changes: Sequence[float | None] | None = None) -> Evidence:
     """The judges' evidence for a stored episode; `extra["kept"]` lists the kept step indices.
 
     Screen texts (recorded, else OCR when `ocr`) choose the key screenshots and go to the judges with them, unless
     `pixels`: then text judges read the kept screenshots themselves (real OCR). `screens` / `texts` are the step
-    screenshots and texts when already loaded (`load_screens`, `screen_texts`).
+    screenshots and texts when already loaded (`load_screens`, `screen_texts`), `changes` their `screen_changes`
+    when already computed (`verify_trace` hands the step labels the same ones: each screen is shrunk once).
     """
     directory = Path(episode_dir)
     points = key_point_texts(extract_key_points(trajectory.task.instruction))
     screens = list(screens) if screens is not None else load_screens(trajectory, directory)
     texts = list(texts) if texts is not None else screen_texts(trajectory, directory, ocr=ocr, screens=screens)
-    before = [None, *screen_changes(screens)[:-1]]  # each screen's change from the one before it
+    changes = list(changes) if changes is not None else screen_changes(screens)
+    before = [None, *changes[:-1]]  # each screen's change from the one before it
     kept = tuple(i for i in select_key_screenshots(trajectory, points, texts, k, changes=before)
                  if screens[i] is not None)
     extra: dict[str, Any] = {"kept": list(kept)}
@@ -247,12 +250,15 @@ def verify_trace(trajectory: Trajectory, episode_dir: str | Path, judges: Sequen
         raise VerifyError("verify_trace needs at least one judge, e.g. judge_from_spec('program')")
     screens = load_screens(trajectory, episode_dir)
     texts = screen_texts(trajectory, episode_dir, ocr=ocr, screens=screens)
-    evidence = build_evidence(trajectory, episode_dir, k=k, pixels=pixels, screens=screens, texts=texts)
+    changes = screen_changes(screens)
+    evidence = build_evidence(trajectory, episode_dir, k=k, pixels=pixels, screens=screens, texts=texts,
+                              changes=changes)
     kept = tuple(evidence.extra["kept"])
     verdicts = tuple(judge.judge(evidence) for judge in judges)
     vote = aggregate(verdicts, rule)
     goal_met = {Decision.SUCCESS: True, Decision.FAILURE: False}.get(vote.outcome)
-    steps = tuple(label_trajectory(trajectory, episode_dir, judges, goal_met=goal_met, screens=screens))
+    steps = tuple(label_trajectory(trajectory, episode_dir, judges, goal_met=goal_met, screens=screens,
+                                   changes=changes))
     progress = key_point_progress(evidence.key_points, [texts[i] for i in kept])
     outcome, progress, reason = trace_outcome(vote, progress, steps, partial_at)
     return TraceResult(outcome, vote, verdicts, steps, evidence.key_points, kept, progress, reason)
