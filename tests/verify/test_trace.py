@@ -18,7 +18,7 @@ from uivenus.store import TrajectoryStore, read_episode
 from uivenus.verify.base import StepLabel, TraceOutcome, VerifyError, Vote
 from uivenus.verify.judges import OcrJudge, ProgramJudge
 from uivenus.verify.trace import (
-    build_evidence, score_screenshots, select_key_screenshots, verify_episode, verify_trace,
+    build_evidence, read_trace, score_screenshots, select_key_screenshots, verify_episode, verify_trace,
 )
 
 TASK = "contacts/add_contact"
@@ -107,6 +107,21 @@ def test_evidence_is_factual(labelled: Mapping[str, Path]) -> None:
     assert evidence.final_state["app_state"]["contacts"]  # env.state() after the last step, for the program judge
     result = _verify(labelled["claimed"])
     assert result.outcome is not TraceOutcome.SUCCESS  # the claim does not count
+
+
+def test_one_reading_serves_the_verdict_and_the_calibration(labelled: Mapping[str, Path]) -> None:
+    """`read_trace` loads, reads and shrinks each screen once; the verdict is decided from that same reading."""
+    trajectory = read_episode(labelled["truncated"])
+    reading = read_trace(trajectory, labelled["truncated"])
+    n = len(trajectory.steps)
+    assert len(reading.screens) == len(reading.texts) == len(reading.changes) == n and reading.changes[-1] is None
+    assert all(reading.evidence.screenshots[j] is reading.screens[i] for j, i in enumerate(reading.kept))
+    result = verify_trace(trajectory, labelled["truncated"], JUDGES)
+    assert result.kept == reading.kept and result.key_points == reading.evidence.key_points
+    assert result.progress == reading.progress() == 1.0  # the form's values show on the final screen, unsaved
+    unjudged = reading.label_steps()  # no goal verdict: only the terminal step's label may differ
+    assert [s.label for s in unjudged[:-1]] == [s.label for s in result.steps[:-1]]
+    assert unjudged[-1].label is not result.steps[-1].label
 
 
 def test_verdicts_and_labels_are_written(labelled: Mapping[str, Path]) -> None:

@@ -34,9 +34,7 @@ from uivenus.records import Trajectory
 from uivenus.store import StoreError, episode_dirs, is_episode_dir, list_runs, read_episode
 from uivenus.verify.base import Judge, VerifyError
 from uivenus.verify.judges import judge_from_spec
-from uivenus.verify.signals import screen_changes
-from uivenus.verify.step import label_trajectory, load_screens
-from uivenus.verify.trace import build_evidence, key_point_progress, screen_texts, trace_outcome
+from uivenus.verify.trace import read_trace, trace_outcome
 from uivenus.verify.voting import RULES, Decision, aggregate
 
 __all__ = [
@@ -123,16 +121,11 @@ def score(pairs: Iterable[tuple[bool, Decision]]) -> dict[str, Any]:
 def _decisions(judges: Sequence[Judge], rules: Sequence[str], episode: LabelledEpisode, k: int, ocr: bool,
                pixels: bool) -> dict[str, Any]:
     """Each judge's and each rule's decision on one episode, and each rule's trace outcome."""
-    trajectory, directory = episode.trajectory, episode.directory
-    screens = load_screens(trajectory, directory)
-    texts = screen_texts(trajectory, directory, ocr=ocr, screens=screens)
-    changes = screen_changes(screens)
-    evidence = build_evidence(trajectory, directory, k=k, pixels=pixels, screens=screens, texts=texts,
-                              changes=changes)
-    verdicts = tuple(judge.judge(evidence) for judge in judges)  # one voice each, with its own confidence
-    # the terminal label does not enter outcomes
-    steps = label_trajectory(trajectory, directory, screens=screens, changes=changes)
-    progress = key_point_progress(evidence.key_points, [texts[i] for i in evidence.extra["kept"]])
+    directory = episode.directory
+    reading = read_trace(episode.trajectory, directory, k=k, ocr=ocr, pixels=pixels)
+    verdicts = tuple(judge.judge(reading.evidence) for judge in judges)  # one voice each, with its own confidence
+    steps = reading.label_steps()  # the terminal label does not enter outcomes
+    progress = reading.progress()
     decisions: dict[str, Decision] = {}
     outcomes: dict[str, str] = {}
     for verdict in verdicts:

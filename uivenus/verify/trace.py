@@ -39,8 +39,9 @@ from uivenus.verify.text_evidence import PointStatus, checkable, found_in, ocr_l
 from uivenus.verify.voting import Decision, VoteResult, aggregate
 
 __all__ = [
-    "FINAL_STATE_KEY", "KEEP_SCORE", "TraceResult", "build_evidence", "key_point_progress", "score_screenshots",
-    "screen_texts", "select_key_screenshots", "trace_outcome", "verify_episode", "verify_trace", "write_trace",
+    "FINAL_STATE_KEY", "KEEP_SCORE", "TraceReading", "TraceResult", "build_evidence", "key_point_progress",
+    "read_trace", "score_screenshots", "screen_texts", "select_key_screenshots", "trace_outcome", "verify_episode",
+    "verify_trace", "write_trace",
 ]
 
 #: Where an episode's metadata keeps `env.state()` after the last step (what programmatic judges read offline).
@@ -135,7 +136,7 @@ def build_evidence(trajectory: Trajectory, episode_dir: str | Path, *, k: int = 
     Screen texts (recorded, else OCR when `ocr`) choose the key screenshots and go to the judges with them, unless
     `pixels`: then text judges read the kept screenshots themselves (real OCR). `screens` / `texts` are the step
     screenshots and texts when already loaded (`load_screens`, `screen_texts`), `changes` their `screen_changes`
-    when already computed (`verify_trace` hands the step labels the same ones: each screen is shrunk once).
+    when already computed (`read_trace` hands the step labels the same ones: each screen is shrunk once).
     """
     directory = Path(episode_dir)
     points = key_point_texts(extract_key_points(trajectory.task.instruction))
@@ -196,6 +197,49 @@ def key_point_progress(key_points: Sequence[str], texts: Sequence[str | None]) -
     return sum(credits) / len(credits) if credits else None
 
 
+# --- one reading of an episode --------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TraceReading:
+    """An episode's screens, their texts and changes, read once, and the judges' evidence built from them: what
+    both the trace verdict and the verifier calibration (`evals.verifier`) judge, so each screen is loaded, read
+    and shrunk once."""
+
+    trajectory: Trajectory
+    episode_dir: Path
+    screens: tuple[Image.Image | None, ...]
+    texts: tuple[str | None, ...]
+    changes: tuple[float | None, ...]
+    evidence: Evidence
+
+    @property
+    def kept(self) -> tuple[int, ...]:
+        """The kept screenshots' step indices."""
+        return tuple(self.evidence.extra["kept"])
+
+    def progress(self) -> float | None:
+        """The key-point progress over the kept screens (`key_point_progress`)."""
+        return key_point_progress(self.evidence.key_points, [self.texts[i] for i in self.kept])
+
+    def label_steps(self, judges: Sequence[Judge] = (), goal_met: bool | None = None) -> tuple[LabelledStep, ...]:
+        """Every step's label (`label_trajectory`) from the screens and changes already read."""
+        return tuple(label_trajectory(self.trajectory, self.episode_dir, judges, goal_met=goal_met,
+                                      screens=self.screens, changes=self.changes))
+
+
+def read_trace(trajectory: Trajectory, episode_dir: str | Path, *, k: int = 4, ocr: bool = True,
+               pixels: bool = False) -> TraceReading:
+    """Load a stored episode's screens, read their texts (recorded, else OCR when `ocr`) and changes, and build
+    the judges' evidence (`build_evidence`, `k` kept screenshots, `pixels` as there)."""
+    directory = Path(episode_dir)
+    screens = load_screens(trajectory, directory)
+    texts = screen_texts(trajectory, directory, ocr=ocr, screens=screens)
+    changes = screen_changes(screens)
+    evidence = build_evidence(trajectory, directory, k=k, pixels=pixels, screens=screens, texts=texts,
+                              changes=changes)
+    return TraceReading(trajectory, directory, tuple(screens), tuple(texts), tuple(changes), evidence)
+
+
 # --- the verdict ----------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -248,20 +292,13 @@ def verify_trace(trajectory: Trajectory, episode_dir: str | Path, judges: Sequen
     """Judge a stored episode: evidence, votes, step labels and the outcome (nothing is written)."""
     if not judges:
         raise VerifyError("verify_trace needs at least one judge, e.g. judge_from_spec('program')")
-    screens = load_screens(trajectory, episode_dir)
-    texts = screen_texts(trajectory, episode_dir, ocr=ocr, screens=screens)
-    changes = screen_changes(screens)
-    evidence = build_evidence(trajectory, episode_dir, k=k, pixels=pixels, screens=screens, texts=texts,
-                              changes=changes)
-    kept = tuple(evidence.extra["kept"])
-    verdicts = tuple(judge.judge(evidence) for judge in judges)
+    reading = read_trace(trajectory, episode_dir, k=k, ocr=ocr, pixels=pixels)
+    verdicts = tuple(judge.judge(reading.evidence) for judge in judges)
     vote = aggregate(verdicts, rule)
     goal_met = {Decision.SUCCESS: True, Decision.FAILURE: False}.get(vote.outcome)
-    steps = tuple(label_trajectory(trajectory, episode_dir, judges, goal_met=goal_met, screens=screens,
-                                   changes=changes))
-    progress = key_point_progress(evidence.key_points, [texts[i] for i in kept])
-    outcome, progress, reason = trace_outcome(vote, progress, steps, partial_at)
-    return TraceResult(outcome, vote, verdicts, steps, evidence.key_points, kept, progress, reason)
+    steps = reading.label_steps(judges, goal_met)
+    outcome, progress, reason = trace_outcome(vote, reading.progress(), steps, partial_at)
+    return TraceResult(outcome, vote, verdicts, steps, reading.evidence.key_points, reading.kept, progress, reason)
 
 
 def write_trace(episode_dir: str | Path, result: TraceResult, key: str = "trace") -> Trajectory:
