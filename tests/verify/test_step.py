@@ -45,7 +45,7 @@ def test_screen_changes_compares_each_screen_with_the_next() -> None:
     blank = Image.new("RGB", (1280, 720), "white")
     toggled = blank.copy()
     ImageDraw.Draw(toggled).rectangle((1100, 140, 1140, 160), fill="#1f6feb")
-    small = Image.new("RGB", (640, 360), "white")
+    small = Image.new("RGB", (640, 360), "white")  # shrinks to blank's comparison size: only the size rule says 1.0
     screens = [blank, toggled, toggled.copy(), None, blank, small, blank]
     expected = [screen_change(blank, toggled), 0.0, None, None, 1.0, 1.0, None]
     assert screen_changes(screens) == expected and expected[0] > CHANGE_THRESHOLD

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from PIL import Image, ImageChops
@@ -89,26 +90,37 @@ def read_screen_text(env: Any) -> str | None:
 def screen_change(before: Image.Image, after: Image.Image) -> float:
     """Share of pixels (compared in grey at most `COMPARE_WIDTH` wide) whose level moved by more than
     `PIXEL_TOLERANCE`; 1.0 when the screens differ in size."""
-    if before.size != after.size:
-        return 1.0
-    return _changed_share(_grey(before), _grey(after))
+    return _change(_shrink(before), _shrink(after))
 
 
-def _grey(image: Image.Image) -> Image.Image:
-    """The screen as `screen_change` compares it: grey, at most `COMPARE_WIDTH` wide."""
+@dataclass(frozen=True)
+class _Shrunk:
+    """A screen as `screen_change` compares it: its own size (the size rule) and its pixels in grey, at most
+    `COMPARE_WIDTH` wide."""
+
+    size: tuple[int, int]
+    grey: Image.Image
+
+
+def _shrink(image: Image.Image) -> _Shrunk:
+    """Shrunk once per screen: `screen_changes` compares each screen with both its neighbours."""
     width, height = image.size
     scale = min(1.0, COMPARE_WIDTH / width)
     size = (max(1, round(width * scale)), max(1, round(height * scale)))
-    return image.convert("L").resize(size, Image.Resampling.BOX)
+    return _Shrunk(image.size, image.convert("L").resize(size, Image.Resampling.BOX))
 
 
 #: `point`'s table for "moved visibly" (built once: a lambda is called 256 times per comparison).
 _VISIBLE = [255 if v > PIXEL_TOLERANCE else 0 for v in range(256)]
 
 
-def _changed_share(a: Image.Image, b: Image.Image) -> float:
-    diff = ImageChops.difference(a, b).point(_VISIBLE)
-    return diff.histogram()[255] / (a.size[0] * a.size[1])
+def _change(before: _Shrunk, after: _Shrunk) -> float:
+    """`screen_change` of two shrunk screens: the one place its rules live, for one pair and for a whole run."""
+    if before.size != after.size:
+        return 1.0
+    diff = ImageChops.difference(before.grey, after.grey).point(_VISIBLE)
+    width, height = before.grey.size
+    return diff.histogram()[255] / (width * height)
 
 
 def action_fields(action: Action) -> dict[str, Any]:
@@ -173,13 +185,8 @@ def intent_consistency(intent: str | None, action: Action, target: str | None,
 def screen_changes(screens: Sequence[Image.Image | None]) -> list[float | None]:
     """Change from each step's screen to the next one's (`screen_change`); None where either is missing (the last
     step). Each screen is shrunk once, not once per neighbour: verification runs this on every collected episode."""
-    grey = [None if image is None else _grey(image) for image in screens]
-    out: list[float | None] = []
-    for i, (a, b) in enumerate(zip(screens, screens[1:], strict=False)):
-        if a is None or b is None:
-            out.append(None)
-        else:
-            out.append(1.0 if a.size != b.size else _changed_share(grey[i], grey[i + 1]))  # type: ignore[arg-type]
+    shrunk = [None if image is None else _shrink(image) for image in screens]
+    out = [None if a is None or b is None else _change(a, b) for a, b in zip(shrunk, shrunk[1:], strict=False)]
     return [*out, None][:len(screens)]  # none for no steps
 
 
