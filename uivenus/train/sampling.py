@@ -142,18 +142,19 @@ class _ChosenLogProbs:
     for `generate` run greedy. So a token costs one softmax over the vocabulary, not a softmax and a logsumexp."""
 
     def __init__(self, suppressed: torch.Tensor, warpers: Sequence[Callable[[Any, Any], Any]]) -> None:
+        import torch
+
         self.suppressed = suppressed
         self.warpers = tuple(warpers)
         self.chosen: list[torch.Tensor] = []
+        self._draw = torch.multinomial  # bound once: `__call__` runs on every generated token
 
     def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
-        import torch
-
         scores = scores.index_fill_(1, self.suppressed, -float("inf"))
         for warp in self.warpers:
             scores = warp(input_ids, scores)
         probs = scores.softmax(dim=-1)
-        drawn = torch.multinomial(probs, num_samples=1)
+        drawn = self._draw(probs, num_samples=1)
         self.chosen.append(probs.gather(1, drawn).squeeze(1).log())
         return scores.scatter_(1, drawn, float("inf"))
 
