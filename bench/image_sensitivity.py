@@ -1,8 +1,8 @@
 """Does the screen move a checkpoint's answer? `image_sensitivity` averaged over pairs of held-out grounding screens.
 
-For each checkpoint: the next-token change at the first digit of the reply's x (after "[") when only the screen changes and when only the
-instruction changes (mean over pairs of consecutive distinct screens), and the visual tokens' spread and scale
-against the text embeddings, as the language model receives them.
+For each checkpoint: the next-token change at the first digit of the reply's x (after "[") when only the screen changes
+and when only the instruction changes (mean over pairs of consecutive distinct screens), and the visual tokens' spread
+and scale against the text embeddings, as the language model receives them.
 
     OMP_NUM_THREADS=1 python bench/image_sensitivity.py runs/recipe-shapes/base runs/recipe-shapes/stage1/...model
 """

@@ -9,8 +9,8 @@ sharper logits) for `--steps` steps on synthetic grounding screens twice, sampli
 `VLLMClient`), once never (`sync_every=0`), restarting the server in between. It prints each run's per-step
 `staleness` and `sampler_mismatch` (mean |log π_trainer − log μ_sampler| per sampled token) as JSON and exits 1
 unless the synced run stays at staleness 0 with a mismatch below `--tolerance` on every step and the unsynced
-run's last step drifts above every synced step. `--model` must be a Qwen-VL family checkpoint vLLM can serve (e.g. Qwen3-VL-2B-Instruct);
-the vLLM server gets `--gpu-memory-utilization 0.35` of the GPU the trainer shares.
+run's last step drifts above every synced step. `--model` must be a Qwen-VL family checkpoint vLLM can serve (e.g.
+Qwen3-VL-2B-Instruct); the vLLM server gets `--gpu-memory-utilization 0.35` of the GPU the trainer shares.
 """
 
 from __future__ import annotations

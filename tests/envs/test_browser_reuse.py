@@ -1,7 +1,7 @@
 """A browser that reuses its tab from episode to episode (`BrowserConfig.reuse_page`: every sandbox env of the
-registry, as collection and the safety suite run them) starts each episode as clean as a fresh context: nothing the last episode left — app state of any app, planted
-text, web storage, cookies, window.name, history — reaches the next; where the tab cannot be vouched for (another
-site, another tab open) a fresh context is opened instead."""
+registry, as collection and the safety suite run them) starts each episode as clean as a fresh context: nothing the last
+episode left — app state of any app, planted text, web storage, cookies, window.name, history — reaches the next; where
+the tab cannot be vouched for (another site, another tab open) a fresh context is opened instead."""
 
 from __future__ import annotations
 

@@ -195,7 +195,8 @@ def test_each_clicks_observation_is_the_screen_it_settles_on(env: DesktopEnv, lo
     seen = [pad(env.observe().screenshot)]
     for i in range(8):
         result = env.step(Click(point=log.center("pad", dx=-60 if i % 2 else 60)))
-        assert result.executed and pad(result.observation.screenshot) != seen[-1], (i, dict(result.timings))  # counter moved
+        # counter moved
+        assert result.executed and pad(result.observation.screenshot) != seen[-1], (i, dict(result.timings))
         seen.append(pad(result.observation.screenshot))
         time.sleep(0.3)  # past the double-click window; any late redraw would have happened by now
         env.observe()  # the step's own frame, handed out once

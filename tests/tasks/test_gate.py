@@ -118,7 +118,8 @@ def test_learned_constraints_come_from_what_the_failing_page_says() -> None:
     (disabled,) = learn_constraints(blank, Execution(blank.id, False, "no new note", diagnostics={"disabled": ["save-note"]}))
     assert disabled.kind is ConstraintKind.DISABLED and not disabled.allows(blank.calls[0])
     assert learn_constraints(contact, Execution(contact.id, True, "ok", diagnostics={"errors": {"phone-error": "x"}})) == []
-    assert learn_constraints(contact, failed(errors={"zip-error": "Unknown zip"})) == []  # about no parameter of the task
+    # about no parameter of the task
+    assert learn_constraints(contact, failed(errors={"zip-error": "Unknown zip"})) == []
 
 
 @pytest.fixture(scope="module")

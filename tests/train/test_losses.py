@@ -118,7 +118,8 @@ def test_action_aware_weights_follow_the_action_structure() -> None:
 
 def test_a_bare_grounding_answer_with_the_wrong_type_is_weighted_on_its_answer() -> None:
     w = action_aware_weights(_spans(1, named=False), [ActionCorrectness.TYPE_WRONG], ActionWeights(type=1.0, think=0))
-    assert w[0].tolist() == pytest.approx([sum(REAL) / sum(ACTION) * a for a in ACTION])  # `[x,y]` where `[-1,-1]` was due: no name tokens to push
+    # `[x,y]` where `[-1,-1]` was due: no name tokens to push
+    assert w[0].tolist() == pytest.approx([sum(REAL) / sum(ACTION) * a for a in ACTION])
 
 
 def test_action_aware_weights_check_their_inputs() -> None:

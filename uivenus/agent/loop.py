@@ -421,9 +421,9 @@ def run_episode(
     declined); `memory` defaults to an empty one; `precheck` is the step verifier asked about each action before it
     runs when `config.precheck` is not "off" (`uivenus.verify.step.StepPrecheck`). The task's checker comes from the
     one check registry (`uivenus.envs.checks`); a check kind without one raises `UnknownCheckKind` before the env is
-    reset. The writer is finished here. An exception that escapes the loop (a bug) finishes the episode as ERROR with its traceback,
-    as `EpisodeWriter` does for any crash; Ctrl-C leaves it INCOMPLETE and resumable. Either way every completed
-    step is on disk.
+    reset. The writer is finished here. An exception that escapes the loop (a bug) finishes the episode as ERROR with
+    its traceback, as `EpisodeWriter` does for any crash; Ctrl-C leaves it INCOMPLETE and resumable. Either way every
+    completed step is on disk.
     """
     config = config or LoopConfig()
     if config.precheck is not PrecheckMode.OFF and precheck is None:

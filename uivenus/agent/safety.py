@@ -23,7 +23,8 @@ Modes: `confirm` hands a consequential action to the user through a callback (th
 Every review returns a `GuardDecision` with its reason, which the loop stores in the step.
 
 Prompt injection: `Guard.scan` runs `scan_injection` (`uivenus.agent.injection`) over the screen's text (DOM text;
-the tree's names and values plus OCR of what the tree cannot see; or OCR of the whole screen) for instructions aimed at an agent and returns each match as a flag.
+the tree's names and values plus OCR of what the tree cannot see; or OCR of the whole screen) for instructions aimed at
+an agent and returns each match as a flag.
 """
 
 from __future__ import annotations

@@ -259,7 +259,8 @@ class DesktopEnv(EnvBase):
         return self._materialized
 
     def reset(self, task: TaskSpec) -> Observation:
-        """Stop the last task's apps and undo its materialization; set up and launch this task's; wait for a still screen."""
+        """Stop the last task's apps and undo its materialization; set up and launch this task's; wait for a still
+        screen."""
         if self._closed:
             raise EnvError("this DesktopEnv is closed; create a new one")
         if task.platform is not self.platform:

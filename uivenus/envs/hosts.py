@@ -128,7 +128,8 @@ class HostPolicy:
             Origin.entry(entry)
 
     def narrowed(self, hosts: tuple[str, ...]) -> HostPolicy:
-        """This policy with `hosts` as the only allowed ones (a task's `setup["allowed_hosts"]`); the deny-list stays."""
+        """This policy with `hosts` as the only allowed ones (a task's `setup["allowed_hosts"]`); the deny-list
+        stays."""
         return HostPolicy(allowed=hosts, denied=self.denied)
 
     def refusal(self, url: str, task_url: str | None) -> str | None:

@@ -91,7 +91,7 @@ class MiniWoBConfig:
             raise MiniWoBError(f"ready_timeout_s must be positive, got {self.ready_timeout_s!r}")
 
 
-# --- fixed page scripts (envs/js/miniwob_*.js; data goes in as arguments, never as code) --------------------------------
+# --- fixed page scripts (envs/js/miniwob_*.js; data goes in as arguments, never as code) ------------------------------
 
 #: Keeps the document from scrolling (the task area must stay where the viewport and the screenshot are) and a
 #: sideways wheel at its edge from going back in history (Chromium's overscroll navigation). On <html> only: a

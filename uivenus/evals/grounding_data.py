@@ -229,7 +229,8 @@ def _box_problem(numbers: Sequence[float], form: BoxForm, size: tuple[int, int])
 
 
 def box_from(numbers: Sequence[float], form: BoxForm | str, size: tuple[int, int]) -> Box:
-    """The pixel box `numbers` describe in `form` on an image of `size`; ValueError (naming forms that fit) if impossible."""
+    """The pixel box `numbers` describe in `form` on an image of `size`; ValueError (naming forms that fit) if
+    impossible."""
     form = BoxForm(form)
     numbers = list(numbers)
     problem = _box_problem(numbers, form, size)

@@ -8,8 +8,9 @@ agent loop records from the task's checker (check kind `osworld`).
 
 Nothing is lost to bad input: a malformed file, a task needing a step/getter/metric/app we lack, a setup step or
 app that fails at reset, an episode past its time limit (`--time-limit`), an evaluator that raises — each is that
-task's `error` in `DIR/results.json`, the run goes on, and none counts as a success. `reference` and `wrong` replay a task's own solutions (our `"uivenus"`
-field): the `oracle` policy plays them through the checker's solver, so requests never carry answers.
+task's `error` in `DIR/results.json`, the run goes on, and none counts as a success. `reference` and `wrong` replay a
+task's own solutions (our `"uivenus"` field): the `oracle` policy plays them through the checker's solver, so requests
+never carry answers.
 """
 
 from __future__ import annotations

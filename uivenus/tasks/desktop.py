@@ -84,7 +84,8 @@ class SegmentedTask:
         return MaterializePlan.from_dict(self.task.setup.get("materialize", {}))
 
     def initial_plan(self) -> MaterializePlan:
-        """The files and folders the workflow starts from (no launches, no settings): written once into its workspace."""
+        """The files and folders the workflow starts from (no launches, no settings): written once into its
+        workspace."""
         plan = self.plan
         return MaterializePlan(files=plan.files, folders=plan.folders)
 

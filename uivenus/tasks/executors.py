@@ -82,7 +82,8 @@ class Executor(Protocol):
 
 
 class _Worker:
-    """One worker's side of every executor: a context kept across jobs (a Ray actor class, or a pool process's global)."""
+    """One worker's side of every executor: a context kept across jobs (a Ray actor class, or a pool process's
+    global)."""
 
     def __init__(self, name: str) -> None:
         self.context = WorkerContext(name)

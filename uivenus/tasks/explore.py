@@ -11,9 +11,9 @@ link does the same everywhere). Bounded by actions, depth and resets.
 
 A screen is identified by its route (the URL hash, record ids generalised: "#edit/*") and the set of element
 kinds it shows (test ids), not by its text, so a switch flipping or a note being added does not make a new
-screen, while a form for a new contact and the same form editing one are two screens. Functions are named by the rules of `naming.py` from the
-state change, the gesture and the verb-bearing elements tapped since the previous change ("new-note", then
-"save-note" → `create_note`).
+screen, while a form for a new contact and the same form editing one are two screens. Functions are named by the rules
+of `naming.py` from the state change, the gesture and the verb-bearing elements tapped since the previous change
+("new-note", then "save-note" → `create_note`).
 
 This module is the walk. Reading a page (its elements, what it shows went wrong) is explore_page.py's job, through
 BrowserEnv's `query_dom`; turning a state change into a named function is explore_effects.py's.

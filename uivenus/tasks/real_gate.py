@@ -6,8 +6,8 @@ desktop env, every reset makes a new root, so the reference run and the no-op ru
 fails is played once more: passing then marks it flaky (rejected, but its values teach nothing). The rest is
 today's gate (`tasks.gate.Gate`: duplicates, learned constraints, unsafe functions, the rejection log), and what a
 rejected single-function task teaches is the constraint feedback learns from an unexplained failure
-(`teach_unexplained`, the gate's `unexplained` plug): never ask for exactly these values again. `gate_rounds` runs the closed
-loop for a number of rounds — synthesize from the catalog with what was learned, gate — and keeps each round's
+(`teach_unexplained`, the gate's `unexplained` plug): never ask for exactly these values again. `gate_rounds` runs the
+closed loop for a number of rounds — synthesize from the catalog with what was learned, gate — and keeps each round's
 figures (`RealRound`).
 """
 

@@ -7,10 +7,10 @@ gestures that use it, with the task's values, as action calls placed at the elem
 runner runs it unchanged; the validity gate (`tasks.real_gate`) replays that reference from a fresh root.
 
 Three kinds: one function (SINGLE); two functions of one app, the second acting on an element the first leaves
-in place (or the first returning to the start screen) (MULTI); a function of one app that writes a file, then, after closing it, one of another app (LONG_HORIZON).
-Values come from the parameters' domains (never one a learned constraint forbids); phrasings from per-widget
-templates joined by `tasks.phrasing`. `RealLLMSynthesizer` asks a model instead, showing it the catalog and the
-apps' own documentation (`/usr/share/doc`, `--help`, man pages).
+in place (or the first returning to the start screen) (MULTI); a function of one app that writes a file, then, after
+closing it, one of another app (LONG_HORIZON). Values come from the parameters' domains (never one a learned constraint
+forbids); phrasings from per-widget templates joined by `tasks.phrasing`. `RealLLMSynthesizer` asks a model instead,
+showing it the catalog and the apps' own documentation (`/usr/share/doc`, `--help`, man pages).
 """
 
 from __future__ import annotations

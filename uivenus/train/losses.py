@@ -10,7 +10,8 @@ where w_t multiplies the truncated importance weight sg[π_θ/μ] (zero outside 
 action-aware weight: no signal on a response whose action is right, a push stronger than plain distillation's on
 the parameter tokens when only parameters are wrong, on the type tokens (not the now meaningless parameters) when
 the type is wrong, and a small weight on the reasoning; the push is normalised by the tokens that carry it, not
-diluted by the reply's length (`ActionWeights`). Token tensors are (batch, completion length); `mask` is 1 on real completion tokens, 0 on padding.
+diluted by the reply's length (`ActionWeights`). Token tensors are (batch, completion length); `mask` is 1 on real
+completion tokens, 0 on padding.
 """
 
 from __future__ import annotations

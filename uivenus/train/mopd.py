@@ -52,8 +52,9 @@ class MOPDConfig(TrainConfig):
     """Stage III: the shared settings, the mixed data, one teacher checkpoint per domain, and the weighting.
 
     Samples of a domain without a teacher are skipped. `action_aware` False gives plain on-policy distillation
-    (every completion token weighted 1); `action_weights` sets how hard each wrong case is pushed. `alpha` > 0 adds the outcome advantage of the action reward (`reward`,
-    `point`), normalised over the k replies of a prompt, so it needs `sampling.k` >= 2.
+    (every completion token weighted 1); `action_weights` sets how hard each wrong case is pushed. `alpha` > 0 adds the
+    outcome advantage of the action reward (`reward`, `point`), normalised over the k replies of a prompt, so it needs
+    `sampling.k` >= 2.
     """
 
     sources: tuple[SourceSpec, ...] = ()

@@ -5,11 +5,11 @@ Two samplers. `ModelSampler` generates with the model being trained (transformer
 default) and records, token by token, the log-probability of the distribution it actually drew from — after every
 logits processor, temperature and top-p included — so the importance weights of MOPD compare the trainer with the
 real sampler; the trainer scores the same tokens at the sampling temperature (`score_rollouts`), as verl's actor
-does, so only top-p's renormalisation and numerics remain between them. `ServerSampler` asks an OpenAI-compatible server (vLLM, SGLang; a `policy_from_spec("openai:...")`
-policy), which answers text only: its replies are tokenised here and carry no sampler log-probabilities (the
-trainer's own then stand in, an importance weight of 1), and the server must be serving the current weights.
-`VLLMSampler` asks vLLM for its sampled token ids and their log-probabilities, and the trainer keeps the server's
-weights current (`train.weight_sync`).
+does, so only top-p's renormalisation and numerics remain between them. `ServerSampler` asks an OpenAI-compatible server
+(vLLM, SGLang; a `policy_from_spec("openai:...")` policy), which answers text only: its replies are tokenised here and
+carry no sampler log-probabilities (the trainer's own then stand in, an importance weight of 1), and the server must be
+serving the current weights. `VLLMSampler` asks vLLM for its sampled token ids and their log-probabilities, and the
+trainer keeps the server's weights current (`train.weight_sync`).
 
 Scoring aligns on the completion, never on absolute positions: each model encodes its own prompt (a teacher may
 see a hint, or count image tokens differently), the batch is padded on the left, so every row's reply fills the

@@ -428,8 +428,8 @@ def _vlm_judge(rest: str) -> VlmJudge:
 
 
 def judge_from_spec(spec: str) -> Judge:
-    """Build a judge from its SPEC: `program`, `ocr`, `acts`, `vlm:openai:http://127.0.0.1:8000/v1#judge`, … (the built-in
-    judges above are registered by the time anyone can call this)."""
+    """Build a judge from its SPEC: `program`, `ocr`, `acts`, `vlm:openai:http://127.0.0.1:8000/v1#judge`, … (the
+    built-in judges above are registered by the time anyone can call this)."""
     prefix, _, rest = spec.strip().partition(":")
     factory = JUDGE_FACTORIES.get(prefix)
     if factory is None:

@@ -9,9 +9,9 @@ A clause that asks for something done to an element also carries its structure (
 grammar of `verify.instruction_grammar` parses it: the act (click, type, select, focus), the target literal(s), the
 role (button, link, tab, field, checkbox, option), the ordinal ("the 2nd input"), the value to type and how many
 fields get it ("both fields"), the field it goes into; and, across clauses, whether it must follow the previous
-point ("then") and whether it is the final confirming action (the click after the edits). A clause without a verb takes the previous clause's ("Enter the username "a" and the password "b"").
-The optional VLM path asks a model for the list and keeps its answer only if it parses strictly and invents no
-literal.
+point ("then") and whether it is the final confirming action (the click after the edits). A clause without a verb takes
+the previous clause's ("Enter the username "a" and the password "b""). The optional VLM path asks a model for the list
+and keeps its answer only if it parses strictly and invents no literal.
 """
 
 from __future__ import annotations

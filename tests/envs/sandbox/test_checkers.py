@@ -6,7 +6,8 @@ shows that it compares every field (an order checker that ignored the shipping s
 expected final states here are written from each task's instruction, apart from the checkers: the task's setup
 plus the edits the instruction asks for. Each app's builder below also lists the one-field edits its checkers
 must reject (`uivenus.envs.sandbox.mutations`); what it leaves out is deliberately unchecked (ids and dates the
-app picks, the catalogue, the bodies of mail the task does not touch). A new task fails `test_every_task_has_an_expected_final_state` until it has an entry.
+app picks, the catalogue, the bodies of mail the task does not touch). A new task fails
+`test_every_task_has_an_expected_final_state` until it has an entry.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """A small real GTK 3 app for the explorer's tests (run by the system Python, which has PyGObject).
 
-It has what real apps have — a check box, a combo box, entries (one a font box), a spin button, a button that writes a file in the home, a
-dialog — and what goes wrong in them: a dialog that never closes, a button that hangs the app, one that crashes it.
+It has what real apps have — a check box, a combo box, entries (one a font box), a spin button, a button that writes a
+file in the home, a dialog — and what goes wrong in them: a dialog that never closes, a button that hangs the app, one
+that crashes it.
 """
 
 import os

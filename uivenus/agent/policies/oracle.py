@@ -1,4 +1,5 @@
-"""The oracle policy: answers with what the harness already knows to be right, the ceiling every eval is checked against.
+"""The oracle policy: answers with what the harness already knows to be right, the ceiling every eval is checked
+against.
 
 It is told the answers out of band: for each item or episode the harness asks it for an instance with that item's
 `AnswerKey` (`with_answers`); requests carry none, so no policy under test can read them. It never reads the

@@ -1,4 +1,5 @@
-"""An OSWorld task's `evaluator` turned into a verdict: postconfig steps, getters, metrics, combined as the benchmark does.
+"""An OSWorld task's `evaluator` turned into a verdict: postconfig steps, getters, metrics, combined as the benchmark
+does.
 
 `func` is one metric name or a list; with a list, `result`/`expected`/`options` are lists of the same length and
 `conj` ("and", the default, or "or") combines the scores: "and" stops at the first 0 and averages, "or" stops at

@@ -4,8 +4,8 @@ An `IsolatedRoot` is a fresh directory with `home/` (seen inside as `/home/user`
 Every setup command and app of the task runs in one bubblewrap sandbox: the host's `/` read-only, tmpfs over
 `/home`, `/root`, `/run` and `/tmp` with the root's own folders bound in their place, its own pid, ipc and uts
 namespaces, its own session bus (with AT-SPI on), and a user namespace in which everything runs as `user`
-(uid 1000, HOME=/home/user; VLC, for one, refuses to run as root). Nothing a task or a model does there can write a host file outside the root or signal
-a host process; `close()` kills every process and deletes the root.
+(uid 1000, HOME=/home/user; VLC, for one, refuses to run as root). Nothing a task or a model does there can write a host
+file outside the root or signal a host process; `close()` kills every process and deletes the root.
 
 `sudo` (decided): setup commands find a `sudo` on PATH that drops its options (and the password `sudo -S` reads)
 and runs the rest as `user`, the sandbox's only user, so OSWorld's `echo password | sudo -S ...` steps do what

@@ -2,8 +2,9 @@
 
 Each step does what the public benchmark's step of that type does on its VM, here in the task's isolated root
 (`isolation.py`): `download` fetches through the URL-keyed cache, `open`/`launch` start apps under our window
-manager, `execute`/`command` run a command to its end (with the sandbox's `sudo`, see `isolation.py`), the Chrome steps speak to Chromium's DevTools port. Steps that need a cloud account are in
-`UNSUPPORTED_STEPS` with the reason, which `support.py` reports before anything runs.
+manager, `execute`/`command` run a command to its end (with the sandbox's `sudo`, see `isolation.py`), the Chrome steps
+speak to Chromium's DevTools port. Steps that need a cloud account are in `UNSUPPORTED_STEPS` with the reason, which
+`support.py` reports before anything runs.
 """
 
 from __future__ import annotations
