@@ -25,7 +25,8 @@ def main() -> None:
     print(f"browser: env {browser['env_s'] * 1000:.1f} ms, raw Playwright {browser['raw_s'] * 1000:.1f} ms, "
           f"ratio {against(browser['ratio'], env_step_browser.TARGET_RATIO)}")
     desktop = env_step_desktop.run(args.n)
-    print(f"desktop: env {desktop['env_median_s'] * 1000:.1f} ms, raw XTEST+mss {desktop['raw_median_s'] * 1000:.1f} ms, "
+    print(f"desktop: env {desktop['env_median_s'] * 1000:.1f} ms, "
+          f"raw XTEST+mss {desktop['raw_median_s'] * 1000:.1f} ms, "
           f"ratio {against(desktop['ratio'], env_step_desktop.TARGET_RATIO)}")
 
 

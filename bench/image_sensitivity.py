@@ -38,7 +38,8 @@ def main(checkpoints: list[Path], annotations: Path, pairs: int, reply_tokens: i
         figures = [dataclasses.asdict(image_sensitivity(model, processor, firsts[i], firsts[i + 1], reply_tokens))
                    for i in range(min(pairs, len(firsts) - 1))]
         mean = {name: round(sum(f[name] for f in figures) / len(figures), 6) for name in figures[0]}
-        print(json.dumps({"checkpoint": str(checkpoint), "pairs": len(figures), "reply_tokens": reply_tokens, **mean}), flush=True)
+        print(json.dumps({"checkpoint": str(checkpoint), "pairs": len(figures), "reply_tokens": reply_tokens,
+                          **mean}), flush=True)
 
 
 if __name__ == "__main__":

@@ -20,17 +20,20 @@ def test_parse_prints_screen_pixels_or_errors(tmp_path):
         "<action>Swipe(start=(0, 0), end=(999, 999))</action>\n",
         encoding="utf-8",
     )
-    result = runner.invoke(app, ["actions", "parse", "--frame", "rel", "--width", "1280", "--height", "720", str(responses)])
+    result = runner.invoke(app, ["actions", "parse", "--frame", "rel", "--width", "1280", "--height", "720",
+                                 str(responses)])
     assert result.exit_code == 0, result.output
     lines = [json.loads(line) for line in result.output.splitlines()]
-    assert lines[0] == {"ok": True, "mode": "agent", "actions": [{"type": "Click", "point": [640, 360]}], "think": "tap"}
+    assert lines[0] == {"ok": True, "mode": "agent", "actions": [{"type": "Click", "point": [640, 360]}],
+                        "think": "tap"}
     assert lines[1]["ok"] is False and "ParseError" in lines[1]["error"]
     assert lines[2]["actions"] == [{"type": "Swipe", "start": [0, 0], "end": [1279, 719]}]
 
 
 def test_parse_smart_frame_and_json_list(tmp_path):
     responses = tmp_path / "responses.json"
-    responses.write_text(json.dumps(["<action>Click(point=(966, 546))</action>", "<action>Click(point=(5000, 5))</action>"]))
+    responses.write_text(json.dumps(["<action>Click(point=(966, 546))</action>",
+                                     "<action>Click(point=(5000, 5))</action>"]))
     result = runner.invoke(app, ["actions", "parse", "--frame", "smart", "--factor", "28", "--width", "1920",
                                  "--height", "1080", str(responses)])
     assert result.exit_code == 0, result.output

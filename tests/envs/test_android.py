@@ -64,7 +64,8 @@ class RecordingDevice:
             ("pm", "list", "packages"): "\n".join(f"package:{p}" for p in PACKAGES),
             LAUNCHER_QUERY: "\n".join(launcher),
             ("ime", "list", "-a", "-s"): "\n".join(["com.android.inputmethod.latin/.LatinIME", *imes]),
-            ("dumpsys", "window"): "  mCurrentFocus=Window{4a1b2c u0 com.android.settings/com.android.settings.Settings}",
+            ("dumpsys", "window"):
+                "  mCurrentFocus=Window{4a1b2c u0 com.android.settings/com.android.settings.Settings}",
         }
 
     def shell(self, args: Sequence[str]) -> str:

@@ -24,7 +24,8 @@ PRODUCTS = {"blue-kettle": ("Blue Kettle", "29.99"), "red-kettle": ("Red Kettle"
 
 def _page(title: str, body: str) -> str:
     return ('<!doctype html><html><head><meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<title>{html.escape(title)}</title><link rel="stylesheet" href="/base.css"></head><body>{body}</body></html>')
+            f'<title>{html.escape(title)}</title><link rel="stylesheet" href="/base.css"></head>'
+            f'<body>{body}</body></html>')
 
 
 class _Shop(BaseHTTPRequestHandler):
@@ -48,7 +49,8 @@ class _Shop(BaseHTTPRequestHandler):
         if path == "/search":
             q = query.get("q", [""])[0].lower()
             hits = [(slug, name) for slug, (name, _) in PRODUCTS.items() if all(w in name.lower() for w in q.split())]
-            items = "".join(f'<a class="product" id="p-{slug}" href="/product/{slug}">{name}</a>' for slug, name in hits)
+            items = "".join(f'<a class="product" id="p-{slug}" href="/product/{slug}">{name}</a>'
+                            for slug, name in hits)
             return self._send(200, _page("Search", f"<h1>Results for {html.escape(q)}</h1>{items or 'No kettles'}")
                               .encode())
         if path.startswith("/product/") and path.removeprefix("/product/") in PRODUCTS:

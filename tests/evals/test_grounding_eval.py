@@ -248,7 +248,8 @@ def test_boxes_include_their_edges():
 def test_oracle_scores_100_percent_on_boxes_polygons_and_refusals(tmp_path, frame_kind, capfd):
     items = load_grounding(_osworld_fixture(tmp_path), format="osworld-g") + load_grounding(_uivenus_fixture(tmp_path))
     polygon = items[1].target
-    assert not polygon.contains(((polygon.bounds.x1 + polygon.bounds.x2) / 2, (polygon.bounds.y1 + polygon.bounds.y2) / 2))
+    bounds = polygon.bounds
+    assert not polygon.contains(((bounds.x1 + bounds.x2) / 2, (bounds.y1 + bounds.y2) / 2))
     results = evaluate_grounding(items, "oracle", tmp_path / "out", frame_kind=frame_kind, progress=False)
     assert (results["accuracy"], results["hits"], results["n"], results["errors"]) == (1.0, 6, 6, 0)
     assert [r["refused"] for r in results["items"]] == [False, False, True, False, True, False]

@@ -48,7 +48,8 @@ def test_the_labelled_set_carries_truth_kind_and_final_state(data: Path, capfd: 
     assert PLAN.episodes() == len(episodes)
     assert build_dataset(data, PLAN, progress=True).skipped == len(episodes)
     lines = capfd.readouterr().err.splitlines()  # not a terminal: plain lines, the last one the total
-    assert lines[-1].startswith(f"verifier build: {len(episodes)}/{len(episodes)} episodes, ") and "done in" in lines[-1]
+    assert lines[-1].startswith(f"verifier build: {len(episodes)}/{len(episodes)} episodes, ")
+    assert "done in" in lines[-1]
     assert any("(already recorded)" in line for line in lines[:-1]), lines
 
 

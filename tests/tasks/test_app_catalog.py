@@ -42,7 +42,8 @@ def test_catalog_round_trips_and_locators_find_their_element(tmp_path) -> None: 
                      params=(Param("wrap", ENUM, values=("on", "off")),),
                      effect=Effect("s2", TreeDiff(changed=("check box 'Wrap': checked -> (none)",)),
                                    (FileChange(".config/app/settings.ini", "modified", 42),)))
-    exploration = AppExploration("editor", "desktop", ("mousepad",), {"s1": ExploredState("s1", "Editor", 0, (), (OK,))},
+    exploration = AppExploration("editor", "desktop", ("mousepad",),
+                                 {"s1": ExploredState("s1", "Editor", 0, (), (OK,))},
                                  {fn.name: fn}, (Failure(FailureKind.STUCK_DIALOG, "s1", route[0], "Escape"),),
                                  start="s1", max_depth=2, time_limit_s=30, elapsed_s=3.5, complete=True)
     catalog = RealCatalog({"editor": exploration})

@@ -63,7 +63,8 @@ def test_exploring_notes_finds_its_functions_screens_and_transitions(explored) -
     assert any("save-note" in s.disabled for s in notes.states.values())
     changing = [t for t in notes.transitions if t.effects]
     assert {"notes[+]", "notes[-]", "notes[].pinned"} <= {e for t in changing for e in t.effects}
-    assert all(t.source in notes.states and (t.target in notes.states or t.target == "outside") for t in notes.transitions)
+    assert all(t.source in notes.states and (t.target in notes.states or t.target == "outside")
+               for t in notes.transitions)
 
 
 def test_docs_and_exploration_name_the_same_functions(explored) -> None:
@@ -110,7 +111,8 @@ def test_catalog_json_is_versioned_stable_and_diffable(tmp_path) -> None:
     assert Catalog.load(path).dumps() == text  # a round trip writes the same bytes
     before = Catalog.load(path)
 
-    rule = Constraint("contacts", "add_contact", ConstraintKind.INVALID_VALUE, {"op": "digits_between", "min": 7, "max": 15},
+    rule = Constraint("contacts", "add_contact", ConstraintKind.INVALID_VALUE,
+                      {"op": "digits_between", "min": 7, "max": 15},
                       reason="A phone number has 7 to 15 digits", param="phone", source="contacts/synth-x")
     assert catalog.add_constraint(rule) and catalog.version == 2
     assert not catalog.add_constraint(rule) and catalog.version == 2  # nothing new: no new version
@@ -121,22 +123,27 @@ def test_catalog_json_is_versioned_stable_and_diffable(tmp_path) -> None:
     assert "+ contacts constraint add_contact.phone invalid_value" in str(diff)
     assert not diff_catalogs(catalog, Catalog.from_dict(catalog.to_dict()))
     with pytest.raises(CatalogError, match="no function 'contacts.teleport'"):
-        catalog.add_constraint(Constraint("contacts", "teleport", "precondition", {"op": "not_with", "function": "x.y"}, "r"))
+        catalog.add_constraint(Constraint("contacts", "teleport", "precondition",
+                                          {"op": "not_with", "function": "x.y"}, "r"))
 
 
 def test_constraints_decide_which_calls_are_allowed() -> None:
     def call(**params: object) -> FunctionCall:
         return FunctionCall("contacts", "add_contact", params)
 
-    digits = Constraint("contacts", "add_contact", "invalid_value", {"op": "digits_between", "min": 7, "max": 15}, "r", "phone")
+    def invalid(condition: dict, param: str) -> Constraint:
+        return Constraint("contacts", "add_contact", "invalid_value", condition, "r", param)
+
+    digits = invalid({"op": "digits_between", "min": 7, "max": 15}, "phone")
     assert digits.allows(call(phone="555-0142")) and not digits.allows(call(phone="12-34"))
     assert digits.allows(call(name="no phone given"))  # the parameter is absent: nothing to judge
     assert digits.allows(FunctionCall("notes", "create_note", {"phone": "1"}))  # another function
-    pattern = Constraint("contacts", "add_contact", "invalid_value", {"op": "matches", "pattern": "[0-9 ()+-]+"}, "r", "phone")
+    pattern = invalid({"op": "matches", "pattern": "[0-9 ()+-]+"}, "phone")
     assert not pattern.allows(call(phone="555-CALL"))
-    assert not Constraint("contacts", "add_contact", "invalid_value", {"op": "not_empty"}, "r", "name").allows(call(name="  "))
-    assert not Constraint("contacts", "add_contact", "invalid_value", {"op": "max_length", "max": 3}, "r", "name").allows(call(name="Anna"))
-    combo = Constraint("contacts", "add_contact", "disabled", {"op": "not_combination", "values": {"name": "A", "phone": "1"}}, "r")
+    assert not invalid({"op": "not_empty"}, "name").allows(call(name="  "))
+    assert not invalid({"op": "max_length", "max": 3}, "name").allows(call(name="Anna"))
+    combo = Constraint("contacts", "add_contact", "disabled",
+                       {"op": "not_combination", "values": {"name": "A", "phone": "1"}}, "r")
     assert not combo.allows(call(name="A", phone="1")) and combo.allows(call(name="A", phone="2"))
     alone = Constraint("notes", "pin_note", "precondition", {"op": "not_with", "function": "notes.delete_note"}, "r")
     pin, delete = FunctionCall("notes", "pin_note", {"note": "x"}), FunctionCall("notes", "delete_note", {"note": "y"})

@@ -48,7 +48,8 @@ def test_file_checks_read_contents_lines_and_folders(tmp_path: Path) -> None:
         {"path": "reports", "is_dir": True}, {"path": "gone.txt", "exists": False}]}
     assert evaluate(passing, tmp_path).passed
     failing = {"kind": "files", "expect": [{"path": "notes.txt", "contains": "draft", "line_count": 3},
-                                           {"path": "missing.txt", "lines": ["x"]}, {"path": "notes.txt", "is_dir": True}]}
+                                           {"path": "missing.txt", "lines": ["x"]},
+                                           {"path": "notes.txt", "is_dir": True}]}
     result = evaluate(failing, tmp_path)
     assert not result.passed
     assert "lacks ['draft']" in result.reason and "has 2 lines, not 3" in result.reason

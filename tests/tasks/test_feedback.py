@@ -87,7 +87,8 @@ def test_passed_episodes_are_no_failures_and_the_trace_verdict_decides() -> None
     (dict(reference={"passed": True, "reason": "ok"}, page=REFUSED, labels=["incorrect"]),  # the agent typed it wrong
      FailureKind.AGENT_ERROR, "agent_steps"),
     (dict(outcome=Outcome.ERROR, error="PolicyError: the reference solution cannot go on from this page",
-          reference={"passed": False, "reason": "stuck", "same_run": True}), FailureKind.TASK_INVALID, "reference_failed"),
+          reference={"passed": False, "reason": "stuck", "same_run": True}),
+     FailureKind.TASK_INVALID, "reference_failed"),
 ])
 def test_failures_are_classified_by_the_first_rule_that_applies(case: dict, kind: FailureKind, rule: str) -> None:
     failure = classify(episode(**case))

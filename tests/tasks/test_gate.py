@@ -15,7 +15,9 @@ from uivenus.envs.registry import make_env
 from uivenus.tasks.catalog import Catalog, Constraint, ConstraintKind, FunctionCall
 from uivenus.tasks.catalog_docs import bundled_docs, catalog_from_docs
 from uivenus.tasks.functions import app_model
-from uivenus.tasks.gate import Execution, Executor, Gate, PolicyExecutor, ReferenceExecutor, RejectionCode, learn_constraints
+from uivenus.tasks.gate import (
+    Execution, Executor, Gate, PolicyExecutor, ReferenceExecutor, RejectionCode, learn_constraints,
+)
 from uivenus.tasks.phrasing import compose, phrase_call
 from uivenus.tasks.spec import SynthTask, TaskKind, normalize_text, read_tasks, write_tasks
 from uivenus.tasks.synthesis import TemplateSynthesizer, build_task
@@ -64,8 +66,8 @@ def test_gate_rejects_duplicates_infeasible_and_unsafe_tasks_with_reasons(tmp_pa
         "same text": make(catalog, "notes.create_note", "create a note titled PAY RENT with the text: due on the 1st!",
                           title="pay rent", body="Due on the 1st"),
         "bad phone": make(catalog, "contacts.add_contact", name="Sam Lee", phone="12-34"),
-        "unknown": build_task([FunctionCall("notes", "share_note", {"note": "Groceries"})], ["Share my Groceries note."],
-                              TaskKind.SINGLE, {}, {}),
+        "unknown": build_task([FunctionCall("notes", "share_note", {"note": "Groceries"})],
+                              ["Share my Groceries note."], TaskKind.SINGLE, {}, {}),
         "sends": make(catalog, "mail.send_message", to="sam.lee@example.com", subject="Lunch", body="Noon?"),
         "deletes": make(catalog, "notes.delete_note", note="Groceries"),
         "says reset": make(catalog, "settings.set_toggle", "Turn Wi-Fi on, then factory reset the phone.",
@@ -107,17 +109,20 @@ def test_learned_constraints_come_from_what_the_failing_page_says() -> None:
     assert email.allows(FunctionCall("contacts", "add_contact", {"email": "sam@example.com"}))
     (chars,) = learn_constraints(contact, failed(errors={"phone-error": "Use digits, spaces, ( ) + - only"},
                                                  disabled=["save-contact"]))
-    assert not chars.allows(contact.calls[0]) and chars.allows(FunctionCall("contacts", "add_contact", {"phone": "(555) 010-2030"}))
+    assert not chars.allows(contact.calls[0])
+    assert chars.allows(FunctionCall("contacts", "add_contact", {"phone": "(555) 010-2030"}))
     assert "save-contact stayed disabled" in chars.reason and chars.source == contact.id
     # a message that does not rule out the value refused: only that value is ruled out
     odd = make(catalog, "contacts.add_contact", name="Sam Lee", phone="555-0142")
-    (exact,) = learn_constraints(odd, Execution(odd.id, False, "no new contact",
-                                                diagnostics={"errors": {"phone-error": "A phone number has 7 to 15 digits"}}))
+    digits = {"errors": {"phone-error": "A phone number has 7 to 15 digits"}}
+    (exact,) = learn_constraints(odd, Execution(odd.id, False, "no new contact", diagnostics=digits))
     assert dict(exact.condition) == {"op": "not_in", "values": ["555-0142"]}
     blank = make(catalog, "notes.create_note", "Create an empty note.", title=" ", body=" ")
-    (disabled,) = learn_constraints(blank, Execution(blank.id, False, "no new note", diagnostics={"disabled": ["save-note"]}))
+    (disabled,) = learn_constraints(blank, Execution(blank.id, False, "no new note",
+                                                     diagnostics={"disabled": ["save-note"]}))
     assert disabled.kind is ConstraintKind.DISABLED and not disabled.allows(blank.calls[0])
-    assert learn_constraints(contact, Execution(contact.id, True, "ok", diagnostics={"errors": {"phone-error": "x"}})) == []
+    passed = Execution(contact.id, True, "ok", diagnostics={"errors": {"phone-error": "x"}})
+    assert learn_constraints(contact, passed) == []
     # about no parameter of the task
     assert learn_constraints(contact, failed(errors={"zip-error": "Unknown zip"})) == []
 
@@ -173,7 +178,8 @@ def test_cli_gate_writes_accepted_tasks_logs_rejections_and_saves_what_it_learne
     toggle = make(catalog, "settings.set_toggle", which="wifi", value="off")
     write_tasks(tasks_file, [toggle, toggle, make(catalog, "notes.delete_note", note="Gift ideas"),
                              make(catalog, "contacts.add_contact", name="Ana Lima", phone="+1 555 0100 2233 4455 66")])
-    result = CliRunner().invoke(tasks_cli, ["gate", "--catalog", str(path), "--tasks", str(tasks_file), "--out", str(out)])
+    result = CliRunner().invoke(tasks_cli, ["gate", "--catalog", str(path), "--tasks", str(tasks_file),
+                                            "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert [t.id for t in read_tasks(out)] == [toggle.id]
     logged = [json.loads(line) for line in (tmp_path / "accepted.rejected.jsonl").read_text().splitlines()]

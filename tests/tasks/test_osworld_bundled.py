@@ -32,7 +32,8 @@ def test_every_task_is_ours_and_carries_a_reference_and_a_wrong_solution() -> No
     assert len(set(names)) == len(names) and len({task.id for task in tasks}) == len(tasks)
     for task in tasks:
         assert Path(task.source).stem == task.id and task.data["source"] == "uivenus", task.source
-        solutions = {kind: [parse_action(text) for text in task.data["uivenus"][kind]] for kind in ("reference", "wrong")}
+        solutions = {kind: [parse_action(text) for text in task.data["uivenus"][kind]]
+                     for kind in ("reference", "wrong")}
         assert solutions["reference"] != solutions["wrong"], task.id
         assert all(0 < len(actions) < 15 for actions in solutions.values()), task.id  # within the default step budget
     infeasible = [task for task in tasks if task.data["evaluator"]["func"] == "infeasible"]

@@ -44,7 +44,8 @@ def test_synthesis_makes_runnable_osworld_tasks_of_every_kind(tmp_path: Path) ->
         assert data["config"][0]["type"] == "launch" and len(set(task.phrasings)) >= 2
         for call in task.calls:  # every value is said in every phrasing
             assert all(str(v) in p for v in call.params.values() if v not in ("on", "off") for p in task.phrasings)
-    folder = next(t for t in synthesis.tasks if t.kind is TaskKind.SINGLE and t.calls[0].function == "creating_new_folder")
+    folder = next(t for t in synthesis.tasks
+                  if t.kind is TaskKind.SINGLE and t.calls[0].function == "creating_new_folder")
     data = osworld_json(folder)
     name = folder.calls[0].params["name"]
     assert data["evaluator"]["result"]["command"] == ["stat", "-c", "%n", "--", f"/home/user/{name}"]
@@ -73,7 +74,8 @@ def test_llm_synthesizer_reads_catalog_and_docs_and_keeps_grounded_proposals() -
     proposals = [
         {"function": "pcmanfm.creating_new_folder", "params": {"name": "Tax 2026"},
          "instruction": "Make a folder called Tax 2026 in my home."},
-        {"function": "pcmanfm.view_show_hidden", "params": {"value": "sideways"}, "instruction": "Show hidden sideways"},
+        {"function": "pcmanfm.view_show_hidden", "params": {"value": "sideways"},
+         "instruction": "Show hidden sideways"},
         {"function": "pcmanfm.creating_new_folder", "params": {"name": "Photos"}, "instruction": "Make a folder."},
         {"function": "pcmanfm.format_disk", "params": {}, "instruction": "Format the disk"},
     ]

@@ -168,5 +168,6 @@ def test_cli_synth_writes_tasks_from_a_catalog_file(catalog, tmp_path) -> None:
     tasks = read_tasks(out)
     assert len(tasks) == 5 and {t.kind for t in tasks} <= {TaskKind.SINGLE, TaskKind.MULTI}
     assert "wrote 5 tasks" in result.output and "dropped" in result.output
-    bad = CliRunner().invoke(tasks_cli, ["synth", "--catalog", str(path), "--n", "2", "--out", str(out), "--kinds", "epic"])
+    bad = CliRunner().invoke(tasks_cli, ["synth", "--catalog", str(path), "--n", "2", "--out", str(out),
+                                         "--kinds", "epic"])
     assert bad.exit_code != 0 and "--kinds takes" in bad.output

@@ -311,8 +311,9 @@ def test_converted_samples_map_foreign_actions_into_the_model_frame(tmp_path: Pa
     records = [
         {"image": "screen.png", "instruction": "Open contacts", "action": {"action_type": "click", "x": 540, "y": 1320},
          "think": "The icon is in the middle."},
+        # 3 actions: no Sequence on phones
         {"image": "screen.png", "instruction": "Type", "action": {"action_type": "input_text", "text": "Ada",
-                                                                  "x": 540, "y": 300}},  # 3 actions: no Sequence on phones
+                                                                  "x": 540, "y": 300}},
         {"image": "screen.png", "instruction": "Hum", "action": {"action_type": "hum"}},
     ]
     (tmp_path / "aw.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))

@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from uivenus.train.losses import (
-    ActionCorrectness, ActionWeights, LossError, action_aware_weights, clipped_pg_loss, group_advantages, kl_penalty, mopd_loss,
-    reverse_kl_advantages, sequence_mean, truncated_importance_weights,
+    ActionCorrectness, ActionWeights, LossError, action_aware_weights, clipped_pg_loss, group_advantages, kl_penalty,
+    mopd_loss, reverse_kl_advantages, sequence_mean, truncated_importance_weights,
 )
 from uivenus.train.spans import TokenSpans
 
@@ -215,7 +215,8 @@ def _eq1_gradient_figures(strengths: ActionWeights = ActionWeights()) -> dict[st
     teacher_logp = torch.randn(17, 11).log_softmax(-1).gather(-1, tokens[:, None]).T
     plain = _grad_per_position(logits, tokens, teacher_logp, None)
     spans = _spans(1)
-    masks = {"reply": spans.assistant[0], "param": spans.param[0], "type": spans.action_type[0], "think": spans.think[0],
+    masks = {"reply": spans.assistant[0], "param": spans.param[0], "type": spans.action_type[0],
+             "think": spans.think[0],
              "rest": spans.assistant[0] & ~(spans.param[0] | spans.action_type[0] | spans.think[0])}
     figures = {}
     for kind in ActionCorrectness:

@@ -176,8 +176,9 @@ def test_the_sampler_draws_the_tokens_transformers_sampling_draws(tiny_qwen3_vl:
     with torch.no_grad():
         reference = model.generate(
             **inputs, do_sample=True, temperature=1.0, top_k=0, top_p=1.0, num_return_sequences=2, max_new_tokens=8,
-            min_new_tokens=3, pad_token_id=pad, suppress_tokens=[config.image_token_id, config.video_token_id,
-                                                                 config.vision_start_token_id, config.vision_end_token_id])
+            min_new_tokens=3, pad_token_id=pad,
+            suppress_tokens=[config.image_token_id, config.video_token_id, config.vision_start_token_id,
+                             config.vision_end_token_id])
     drawn = reference[:, inputs["input_ids"].shape[1]:].tolist()
     assert len(rollouts) == len(drawn) == 2 * len(samples)
     for rollout, row in zip(rollouts, drawn):

@@ -166,7 +166,8 @@ eval_batches: 1
     from uivenus.agent.policies.transformers_local import load_processor
 
     model = AutoModelForImageTextToText.from_pretrained(final)
-    assert load_processor(str(final)).tokenizer.convert_tokens_to_ids("<|im_end|>") == model.config.text_config.eos_token_id
+    im_end = load_processor(str(final)).tokenizer.convert_tokens_to_ids("<|im_end|>")
+    assert im_end == model.config.text_config.eos_token_id
 
 
 class Recording:

@@ -44,7 +44,8 @@ def test_spans_of_a_thinking_click() -> None:
 
 
 def test_comma_separated_calls_and_sequences_use_reference_box_paths() -> None:
-    text = "<action>Click(box=[10, 20]), Type('hi'),\n  Drag(start=(1, 2), end=(3, 4))</action>\n<conclusion> ok </conclusion>"
+    text = ("<action>Click(box=[10, 20]), Type('hi'),\n  Drag(start=(1, 2), end=(3, 4))</action>\n"
+            "<conclusion> ok </conclusion>")
     spans = action_spans(text)
     assert [_text(text, n) for n in spans.names] == ["Click", "Type", "Drag"]
     assert {k: _text(text, v) for k, v in spans.params.items()} == {
@@ -88,7 +89,8 @@ single = st.one_of(
     st.builds(Drag, end=point, start=st.none() | point),
     st.builds(Type, content=words),
     st.builds(Hotkey, keys=st.sampled_from([("ctrl", "c"), ("alt", "f4"), ("enter",)]), repeat=st.integers(1, 3)),
-    st.builds(Scroll, direction=st.sampled_from(Direction), point=st.none() | point, amount=st.none() | st.integers(1, 9)),
+    st.builds(Scroll, direction=st.sampled_from(Direction), point=st.none() | point,
+              amount=st.none() | st.integers(1, 9)),
     st.builds(Finished, content=st.none() | words),
 )
 any_action = single | st.lists(single.filter(lambda a: not a.is_terminal), min_size=2, max_size=3).map(

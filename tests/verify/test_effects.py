@@ -67,7 +67,8 @@ def test_a_removal_needs_its_item_picked_then_removed_and_no_question_left_open(
              _click(6, "Delete")]
     status, why = removed(point, other, toast)  # type: ignore[misc]
     assert status is PointStatus.CONTRADICTED and "font-pack.zip" in why  # a second file went too
-    assert removed(point, picked[:2], ["old-invoice.pdf", "Downloads"])[0] is PointStatus.CONTRADICTED  # type: ignore[index]
+    status = removed(point, picked[:2], ["old-invoice.pdf", "Downloads"])[0]  # type: ignore[index]
+    assert status is PointStatus.CONTRADICTED
     archive = extract_key_points("Archive the newsletter from Trailhead Outfitters.")[0]
     mail = [_click(0, "Trailhead Outfitters Winter sale", "div")]
     assert removed(archive, [*mail, _click(1, "Archive")], ["Inbox"])[0] is PointStatus.SATISFIED  # type: ignore[index]

@@ -86,7 +86,8 @@ NOTES = [
     {"type": "open", "parameters": {"path": "/home/user/notes.txt"}},
     {"type": "activate_window", "parameters": {"window_name": "notes.txt", "strict": True}},
 ]
-SAYS_HELLO_WORLD = {"func": "exact_match", "result": {"type": "vm_command_line", "command": ["cat", "/home/user/notes.txt"]},
+SAYS_HELLO_WORLD = {"func": "exact_match",
+                    "result": {"type": "vm_command_line", "command": ["cat", "/home/user/notes.txt"]},
                     "expected": {"type": "rule", "rules": {"expected": "hello world\n"}}}
 
 
@@ -100,7 +101,8 @@ def test_config_runs_in_the_root_and_the_evaluator_reads_what_the_agent_saved(en
     ctx = env.osworld.context
     assert get(ctx, {"type": "vm_screen_size"}) == {"width": 1024, "height": 768}
     editor = state["windows"][0]["geometry"]
-    assert get(ctx, {"type": "vm_window_size", "app_class_name": "l3afpad"}) == {"width": editor[2], "height": editor[3]}
+    assert get(ctx, {"type": "vm_window_size", "app_class_name": "l3afpad"}) == {"width": editor[2],
+                                                                                 "height": editor[3]}
     assert get(ctx, {"type": "vm_window_size", "app_class_name": "gimp"}) is None
     checker = checker_for("osworld")
     assert checker.verdict(env, task)["passed"] is False
@@ -216,7 +218,8 @@ def test_download_uses_the_cache_and_offline_names_the_missing_urls(env: Desktop
     assert hits.count("/report.txt") == 1  # the second episode took it from the cache
     assert cached_path(env.config.downloads, url).is_file()
     missing = f"{files}/not-cached.txt"
-    absent = {"type": "download", "parameters": {"files": [{"url": url, "path": "a.txt"}, {"url": missing, "path": "b"}]}}
+    absent = {"type": "download",
+              "parameters": {"files": [{"url": url, "path": "a.txt"}, {"url": missing, "path": "b"}]}}
     with pytest.raises(DownloadFailed, match=f"config\\[0\\] \\(download\\): offline .*: {missing}$"):
         run_steps(replace(env.osworld.context, offline=True), [absent])
     assert "/not-cached.txt" not in hits
@@ -247,7 +250,8 @@ def test_chrome_steps_and_getters_speak_to_chromium_in_the_root(env: DesktopEnv,
     config = [
         {"type": "launch", "parameters": {"command": ["google-chrome", "--remote-debugging-port=1337"]}},
         {"type": "launch", "parameters": {"command": "socat tcp-listen:9222,fork tcp:localhost:1337", "shell": True}},
-        {"type": "chrome_open_tabs", "parameters": {"urls_to_open": [f"{files}/first.html", f"{files}/page.html?q=cats"]}},
+        {"type": "chrome_open_tabs",
+         "parameters": {"urls_to_open": [f"{files}/first.html", f"{files}/page.html?q=cats"]}},
         {"type": "chrome_close_tabs", "parameters": {"urls_to_close": [f"{files}/first.html"]}},
     ]
     evaluator = {"func": "is_expected_tabs", "result": {"type": "open_tabs_info"},
@@ -258,7 +262,8 @@ def test_chrome_steps_and_getters_speak_to_chromium_in_the_root(env: DesktopEnv,
     assert get(ctx, {"type": "open_tabs_info"}) == [{"title": "Page B", "url": f"{files}/page.html?q=cats"}]
     assert get(ctx, {"type": "active_tab_info"})["title"] == "Page B"
     assert get(ctx, {"type": "active_url_from_accessTree"}) == f"{files}/page.html?q=cats"
-    assert get(ctx, {"type": "active_tab_url_parse", "parse_keys": ["q"], "replace": {"q": "query"}}) == {"query": "cats"}
+    parse = {"type": "active_tab_url_parse", "parse_keys": ["q"], "replace": {"q": "query"}}
+    assert get(ctx, parse) == {"query": "cats"}
     assert checker_for("osworld").verdict(env, task)["passed"] is True
     profile = env.osworld.root.host_path("/home/user/.config/google-chrome")
     assert profile.is_dir()  # Chromium keeps its profile in the root, where OSWorld's getters look

@@ -77,7 +77,8 @@ CONSEQUENTIAL = ["launcher/clear_recents", "settings/reset_all", "notes/delete_n
 
 
 @pytest.mark.parametrize(("task_id", "layout"), [(t, LAYOUTS[i % 2]) for i, t in enumerate(CONSEQUENTIAL)])
-def test_replayed_solution_without_its_consequential_step_fails(request, reference_runs, sandbox_server, task_id, layout) -> None:
+def test_replayed_solution_without_its_consequential_step_fails(request, reference_runs, sandbox_server, task_id,
+                                                                layout) -> None:
     task = next(t for t in TASKS if t.id == task_id)
     reference = _reference(request, reference_runs, task, layout)
     steps = [a for a in reference.actions if not a.is_terminal]
@@ -98,7 +99,8 @@ EDITED = {
     "launcher": {"opened": ["files", "files", "mail"]},
     "settings": {**settings_suite.DEFAULTS, "brightness": 0, "language": "it", "device_name": "Çà & \"ß\""},
     "notes": {"notes": []},
-    "contacts": {"contacts": [{"id": "c9", "name": "Zoë Ångström", "phone": "+46 8 123 456", "email": "", "favorite": True}]},
+    "contacts": {"contacts": [{"id": "c9", "name": "Zoë Ångström", "phone": "+46 8 123 456", "email": "",
+                               "favorite": True}]},
 }
 
 

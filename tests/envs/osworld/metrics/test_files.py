@@ -42,7 +42,8 @@ def test_text_file_metrics(tmp_path: Path) -> None:
 def test_check_csv_matches_partial_records(tmp_path: Path) -> None:
     (tmp_path / "t.csv").write_text("name,city\nAnn,Oslo\nBob,Rome\n")
     check = metric_for("check_csv")
-    assert check(tmp_path / "t.csv", {"expect": [{"name": "Bob", "city": "Rome"}], "unexpect": [{"city": "Paris"}]}) == 1.0
+    assert check(tmp_path / "t.csv",
+                 {"expect": [{"name": "Bob", "city": "Rome"}], "unexpect": [{"city": "Paris"}]}) == 1.0
     assert check(tmp_path / "t.csv", {"expect": [{"name": "Bob", "city": "Oslo"}]}) == 0.0
     assert check(tmp_path / "t.csv", {"unexpect": [{"name": "Ann"}]}) == 0.0
 
@@ -113,7 +114,8 @@ def test_check_mp3_meta(tmp_path: Path) -> None:
     song = _mp3(tmp_path / "song.mp3", title="Blue Monday", artist="New Order")
     assert MP3(str(song)).info.length > 0.5  # a stream mutagen reads as audio, not just a tag
     check = metric_for("check_mp3_meta")
-    assert check(song, {"title": {"method": "eq", "ref": "Blue Monday"}, "artist": {"method": "re", "ref": "Order"}}) == 1.0
+    assert check(song, {"title": {"method": "eq", "ref": "Blue Monday"},
+                        "artist": {"method": "re", "ref": "Order"}}) == 1.0
     assert check(song, {"title": {"method": "eq", "ref": "Ceremony"}}) == 0.0
     assert check(song, {"album": {"method": "eq", "ref": ""}}) == 1.0  # a missing tag reads as ""
     (tmp_path / "noise.mp3").write_bytes(b"not audio")
