@@ -87,7 +87,8 @@ class TaskSpec:
         try:
             object.__setattr__(self, "platform", Platform(self.platform))
         except ValueError:
-            raise RecordError(f"TaskSpec.platform must be one of {[p.value for p in Platform]}, got {self.platform!r}") from None
+            raise RecordError(f"TaskSpec.platform must be one of {[p.value for p in Platform]}, "
+                              f"got {self.platform!r}") from None
         if not isinstance(self.max_steps, int) or self.max_steps < 1:
             raise RecordError(f"TaskSpec.max_steps must be a positive integer, got {self.max_steps!r}")
         object.__setattr__(self, "setup", _frozen(self.setup))

@@ -47,8 +47,8 @@ def test_absolute_frame_is_identity_with_bounds():
 
 
 def test_off_screen_error_names_point_and_screen():
-    with pytest.raises(CoordinateError,
-                       match=r"point \(1500, 20\) in the relative frame \(divisor 1000\) maps to .* off the 1280x720 screen"):
+    with pytest.raises(CoordinateError, match=r"point \(1500, 20\) in the relative frame \(divisor 1000\) maps to "
+                                              r".* off the 1280x720 screen"):
         Frame.relative(1280, 720).to_screen((1500, 20))
 
 

@@ -96,8 +96,8 @@ def test_json_round_trip(action_type):
         (lambda: ActionSequence(actions=(Click(point=(1, 1)),)), "needs 2..32 actions"),
         (lambda: ActionSequence(actions=tuple(Click(point=(1, 1)) for _ in range(33))), "needs 2..32 actions"),
         (lambda: ActionSequence(actions=(Finished(), Click(point=(1, 1)))), "may only come last"),
-        (lambda: ActionSequence(actions=(Click(point=(1, 1)), ActionSequence(actions=(Click(point=(1, 1)), Finished())))),
-         "nested"),
+        (lambda: ActionSequence(actions=(Click(point=(1, 1)),
+                                         ActionSequence(actions=(Click(point=(1, 1)), Finished())))), "nested"),
         (lambda: ActionSequence(actions=(Click(point=(1, 1)), "Click")), "not an action record"),
     ],
 )
@@ -124,8 +124,8 @@ def test_platforms():
     with pytest.raises(ActionError, match="not available on mobile"):
         check_platform(Scroll(direction="down"), Platform.MOBILE)
     with pytest.raises(ActionError, match="MiddleClick is not available on web"):
-        check_platform(ActionSequence(actions=(Click(point=(1, 1)), ACTION_CLASSES[ActionType.MIDDLE_CLICK](point=(1, 1)))),
-                       Platform.WEB)
+        middle = ACTION_CLASSES[ActionType.MIDDLE_CLICK](point=(1, 1))
+        check_platform(ActionSequence(actions=(Click(point=(1, 1)), middle)), Platform.WEB)
 
 
 def test_unknown_dicts_are_errors():

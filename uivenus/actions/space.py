@@ -273,7 +273,8 @@ class Hotkey(_Action):
 
     def _validate(self) -> None:
         check_keys(self.type, self.keys)
-        if isinstance(self.repeat, bool) or not isinstance(self.repeat, int) or not 1 <= self.repeat <= HOTKEY_MAX_REPEAT:
+        repeat = self.repeat
+        if isinstance(repeat, bool) or not isinstance(repeat, int) or not 1 <= repeat <= HOTKEY_MAX_REPEAT:
             fail(self.type, f"repeat must be an integer in 1..{HOTKEY_MAX_REPEAT}, got {self.repeat!r}")
 
     def to_dict(self) -> dict[str, Any]:

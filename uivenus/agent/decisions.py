@@ -214,7 +214,8 @@ class Decided:
             return StepEnd(self.observation, fatal=self.error)
         if self.stopped:
             decision, model_action = self.reviewed.decision, self.asked.action  # type: ignore[union-attr]
-            answer = (f"I stopped before {format_action(model_action)} because it is consequential "  # type: ignore[arg-type]
+            action_text = format_action(model_action)  # type: ignore[arg-type]
+            answer = (f"I stopped before {action_text} because it is consequential "
                       f"({decision.category.value if decision.category else 'unknown'}): {decision.reason}. "
                       "Please do this step yourself, or run me again with permission.")
             return StepEnd(self.observation, Outcome.CALLED_USER, answer)

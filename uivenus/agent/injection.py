@@ -32,7 +32,8 @@ INJECTION_PATTERNS: dict[str, InjectionPattern] = {
     "ignore instructions": _pattern(
         ("ignore", "disregard", "forget", "override"),
         r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+)?"
-        r"(?:previous|prior|earlier|above|original|current|your|system)?\s*(?:instructions|prompts?|rules|task|guidelines)"),
+        r"(?:previous|prior|earlier|above|original|current|your|system)?\s*"
+        r"(?:instructions|prompts?|rules|task|guidelines)"),
     "addresses an agent": _pattern(
         ("agent", "assistant", "model", "llm", "attention", "note to", "if you are"),
         rf"(?:^|[\s>\"'(]){_AI}\s+(?:agent|assistant|model)s?\s*[:,]"

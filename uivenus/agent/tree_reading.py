@@ -18,7 +18,8 @@ from typing import Any
 from uivenus.envs.base import EnvError
 from uivenus.envs.elements import UIElement
 
-__all__ = ["MAX_PICTURES", "MIN_PICTURE", "PICTURE_ROLES", "WINDOW_ROLES", "Region", "TreeRead", "read_tree", "unseen_regions"]
+__all__ = ["MAX_PICTURES", "MIN_PICTURE", "PICTURE_ROLES", "WINDOW_ROLES", "Region", "TreeRead", "read_tree",
+           "unseen_regions"]
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import typer
 
-from uivenus.cli import actions, captcha, demo, env, evaluate, run, runs, serve, synth, tasks, tasks_real, tasks_run, train, verify
+from uivenus.cli import (
+    actions, captcha, demo, env, evaluate, run, runs, serve, synth, tasks, tasks_real, tasks_run, train, verify,
+)
 from uivenus.cli.errors import DEBUG_ENV, ErrorBoundaryGroup
 
 app = typer.Typer(

@@ -34,7 +34,8 @@ def synth_captcha(
     except CaptchaError as exc:
         raise typer.BadParameter(str(exc)) from None
     counts = Counter(instance.family for instance in instances)
-    console.print(f"wrote {len(instances)} instances to {out}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    console.print(f"wrote {len(instances)} instances to {out}: "
+                  + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
 
 
 def eval_captcha(
@@ -46,7 +47,8 @@ def eval_captcha(
     types: str = typer.Option("", "--types", help="With --site: comma-separated puzzle types (page opened with "
                                                   "?type=<Type>); default: the site's own choice."),
     n: int = typer.Option(1, "--n", min=1, help="With --site: puzzles per type (or in all, without --types)."),
-    policy: str = typer.Option("oracle", "--policy", help="Policy SPEC: oracle, ocr, hf:PATH, openai:URL#MODEL, nano …"),
+    policy: str = typer.Option("oracle", "--policy",
+                               help="Policy SPEC: oracle, ocr, hf:PATH, openai:URL#MODEL, nano …"),
     out: Path = typer.Option(Path("runs/captcha-eval"), "--out", help="Where results JSON and the plot go."),
     max_steps: int = typer.Option(3, "--max-steps", min=1, help="Turns per instance before it counts as failed."),
 ) -> None:

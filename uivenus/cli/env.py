@@ -61,7 +61,8 @@ def shot(
 
 @app.command("play")
 def play(
-    actions: Path = typer.Option(..., exists=True, dir_okay=False, help="JSON list of actions or one call per line, in screen pixels."),
+    actions: Path = typer.Option(..., exists=True, dir_okay=False,
+                                 help="JSON list of actions or one call per line, in screen pixels."),
     env: str = typer.Option("browser", help=ENV_HELP),
     url: str = typer.Option(None, help="Page to open first (browser kinds)."),
     out: Path = typer.Option(Path("runs"), help="Trajectory store root."),
@@ -84,14 +85,16 @@ def play(
             try:
                 result = environment.step(action)
             except EnvError as exc:  # refused before executing: wrong platform, off-screen
-                episode.append(Step(index=0, action=action, error=f"{type(exc).__name__}: {exc}"), observation.screenshot)
+                episode.append(Step(index=0, action=action, error=f"{type(exc).__name__}: {exc}"),
+                               observation.screenshot)
                 outcome = Outcome.ERROR
                 break
             episode.append(Step(index=0, action=action, executed=result.executed, error=result.error,
                                 timings=result.timings, info=dict(result.info)), observation.screenshot)
             observation = result.observation
         episode.finish(outcome)
-    console.print(f"recorded {len(planned)} planned actions in {store.episode_dir(run_id, 'episode-0')} ({outcome.value})")
+    console.print(f"recorded {len(planned)} planned actions in {store.episode_dir(run_id, 'episode-0')} "
+                  f"({outcome.value})")
 
 
 @app.command("solve")

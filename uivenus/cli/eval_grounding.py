@@ -14,13 +14,14 @@ console = cli_console()
 
 
 def grounding(
-    data: Path = typer.Option(..., "--data", help="Annotations JSON file (or a folder of them, e.g. ScreenSpot-Pro's)."),
+    data: Path = typer.Option(..., "--data",
+                              help="Annotations JSON file (or a folder of them, e.g. ScreenSpot-Pro's)."),
     images: Path = typer.Option(None, "--images", file_okay=False,
                                 help="Folder the image names resolve in (default: DATA's folder's images/, else it)."),
     policy: str = typer.Option(..., "--policy", help="Policy SPEC: oracle, ocr, openai:URL#MODEL, hf:PATH, …"),
     out: Path = typer.Option(..., "--out", file_okay=False, help="Output folder: results JSON, plot, misses page."),
-    format: str = typer.Option("uivenus", "--format",
-                               help="Annotation format: screenspot, screenspot-v2, screenspot-pro, osworld-g, uivenus."),
+    format: str = typer.Option("uivenus", "--format", help="Annotation format: screenspot, screenspot-v2, "
+                                                           "screenspot-pro, osworld-g, uivenus."),
     box_form: str = typer.Option(None, "--box-form",
                                  help="Box form where the format ships several (screenspot-v2): xyxy, xywh, "
                                       "normalized-xyxy."),

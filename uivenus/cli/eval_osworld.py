@@ -79,7 +79,8 @@ def osworld(
     console.print(f"[bold]{escape(summary['policy'])}[/bold] ({summary['observation']}): "
                   f"{overall['successes']}/{overall['tasks']} successful "
                   f"({overall['success_rate']:.1%}), mean score {overall['mean_score']:.3f}, "
-                  f"{overall['errors']} errors, {overall['unsupported']} unsupported; {summary['ran']} episodes run, {summary['skipped']} done "
+                  f"{overall['errors']} errors, {overall['unsupported']} unsupported; "
+                  f"{summary['ran']} episodes run, {summary['skipped']} done "
                   f"before; {overall['seconds_per_episode']} s per episode")
     console.print(f"wrote {escape(summary['results_path'])} and {escape(summary['report_path'])}", soft_wrap=True)
 

@@ -64,7 +64,8 @@ def web(
         console.print(f"[yellow]skipped[/yellow] {escape(str(tasks))} {escape(str(error))}")
     options = {}
     if consent is not None:
-        options["consent"] = () if consent.strip() == "none" else tuple(s.strip() for s in consent.split(",") if s.strip())
+        parts = () if consent.strip() == "none" else consent.split(",")
+        options["consent"] = tuple(s.strip() for s in parts if s.strip())
     config = WebEvalConfig(policy=policy, judges=_judges(judges), viewport=viewport, max_steps=max_steps,
                            keep_to_site=keep_to_site, min_interval_s=min_interval, retries=retries, **options)
     with _executor(workers, None, executor) as pool, Tracker(f"web · {policy}", unit="episodes",
@@ -110,4 +111,5 @@ def web_agreement(
                       fmt(row["false_success_rate"]))
     console.print(table)
     if report["unlabelled"]:
-        console.print(f"{len(report['unlabelled'])} episode(s) have no label: {escape(', '.join(report['unlabelled']))}")
+        unlabelled = report["unlabelled"]
+        console.print(f"{len(unlabelled)} episode(s) have no label: {escape(', '.join(unlabelled))}")

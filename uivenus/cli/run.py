@@ -230,8 +230,8 @@ def run_and_record(
 
 def run(
     instruction: str = typer.Argument(None, help="What the agent should do (optional with --task)."),
-    policy: str = typer.Option(..., "--policy", help="Policy SPEC: oracle (needs --task), random[:SEED], nano, ocr, hf:PATH, "
-                                                      "openai:URL#MODEL."),
+    policy: str = typer.Option(..., "--policy", help="Policy SPEC: oracle (needs --task), random[:SEED], nano, ocr, "
+                                                      "hf:PATH, openai:URL#MODEL."),
     env: str = typer.Option(None, "--env", help=f"Environment: {ENV_HELP} (default: the task's, else browser)."),
     task: str = typer.Option(None, "--task", help="A bundled task with its checker: sandbox:APP/TASK."),
     url: str = typer.Option(None, "--url", help="Page to open first (browser envs, free-form instructions)."),

@@ -44,8 +44,10 @@ def explore(
     merge: Annotated[Path | None, typer.Option("--catalog", exists=True, dir_okay=False,
                                                help="An existing catalog to add to (its version goes up).")] = None,
     max_actions: Annotated[int, typer.Option("--max-actions", min=1, help="Elements to try at most.")] = 60,
-    max_depth: Annotated[int, typer.Option("--max-depth", min=0, help="Screens this far from the start are not explored.")] = 4,
-    max_resets: Annotated[int, typer.Option("--max-resets", min=1, help="App reloads to go back to earlier screens.")] = 10,
+    max_depth: Annotated[int, typer.Option("--max-depth", min=0,
+                                           help="Screens this far from the start are not explored.")] = 4,
+    max_resets: Annotated[int, typer.Option("--max-resets", min=1,
+                                            help="App reloads to go back to earlier screens.")] = 10,
 ) -> None:
     """Explore a sandbox app breadth-first and write its capability catalog."""
     from uivenus.envs.registry import EnvSpecError, make_env
@@ -79,7 +81,8 @@ def explore(
     catalog.save(out)
     app_catalog = catalog.apps[environment.app]
     console.print(_functions_table(catalog, f"{out} (v{catalog.version})"))
-    console.print(f"{len(app_catalog.states)} screens, {len(app_catalog.transitions)} transitions seen in {environment.app}")
+    console.print(f"{len(app_catalog.states)} screens, {len(app_catalog.transitions)} transitions seen in "
+                  f"{environment.app}")
 
 
 @app.command("synth")
@@ -88,8 +91,10 @@ def synth(
     n: Annotated[int, typer.Option("--n", min=1, help="How many tasks to make.")],
     out: Annotated[Path, typer.Option("--out", dir_okay=False, help="Where to write the tasks (JSONL).")],
     seed: Annotated[int, typer.Option("--seed", help="Same seed and catalog, same tasks.")] = 0,
-    kinds: Annotated[str, typer.Option("--kinds", help="Comma-separated: single, multi, long_horizon.")] = "single,multi,long_horizon",
-    policy: Annotated[str | None, typer.Option("--policy", help="Propose tasks with this policy SPEC instead of templates.")] = None,
+    kinds: Annotated[str, typer.Option(
+        "--kinds", help="Comma-separated: single, multi, long_horizon.")] = "single,multi,long_horizon",
+    policy: Annotated[str | None, typer.Option(
+        "--policy", help="Propose tasks with this policy SPEC instead of templates.")] = None,
     layout: Annotated[str, typer.Option("--layout", help="web or phone.")] = "web",
 ) -> None:
     """Synthesise tasks grounded in a catalog's functions (templates offline, or an LLM through --policy)."""
@@ -107,7 +112,8 @@ def synth(
     result = synthesizer.synthesize(cat, n)
     write_tasks(out, result.tasks)
     counts = Counter(t.kind.value for t in result.tasks)
-    console.print(f"wrote {len(result.tasks)} tasks to {out} ({', '.join(f'{k}: {v}' for k, v in sorted(counts.items()))})")
+    by_kind = ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
+    console.print(f"wrote {len(result.tasks)} tasks to {out} ({by_kind})")
     for reason, count in Counter(d.reason for d in result.dropped).most_common(10):
         console.print(f"[yellow]dropped[/yellow] {count}× {reason}")
 
@@ -118,13 +124,17 @@ def gate(
                                           help="The capability catalog; constraints learned are saved back to it.")],
     tasks: Annotated[Path, typer.Option("--tasks", exists=True, dir_okay=False, help="Tasks to check (JSONL).")],
     out: Annotated[Path, typer.Option("--out", dir_okay=False, help="Where to write the accepted tasks (JSONL).")],
-    rejected: Annotated[Path | None, typer.Option("--rejected", dir_okay=False,
-                                                  help="Where to log rejections (default: OUT with .rejected.jsonl).")] = None,
-    allow_unsafe: Annotated[bool, typer.Option("--allow-unsafe", help="Keep payment/deletion/sending/… tasks.")] = False,
-    execute: Annotated[bool, typer.Option("--execute/--no-execute", help="Run each task to check it is executable.")] = True,
-    policy: Annotated[str | None, typer.Option("--policy", help="Execute with this expert policy SPEC instead of the reference solutions.")] = None,
+    rejected: Annotated[Path | None, typer.Option(
+        "--rejected", dir_okay=False, help="Where to log rejections (default: OUT with .rejected.jsonl).")] = None,
+    allow_unsafe: Annotated[bool, typer.Option("--allow-unsafe",
+                                               help="Keep payment/deletion/sending/… tasks.")] = False,
+    execute: Annotated[bool, typer.Option("--execute/--no-execute",
+                                          help="Run each task to check it is executable.")] = True,
+    policy: Annotated[str | None, typer.Option(
+        "--policy", help="Execute with this expert policy SPEC instead of the reference solutions.")] = None,
     layout: Annotated[str, typer.Option("--layout", help="web or phone.")] = "web",
-    learn: Annotated[bool, typer.Option("--learn/--no-learn", help="Add constraints learned from failed runs to the catalog.")] = True,
+    learn: Annotated[bool, typer.Option("--learn/--no-learn",
+                                        help="Add constraints learned from failed runs to the catalog.")] = True,
 ) -> None:
     """Keep only new, feasible, safe and executable tasks; every rejection is logged with its reasons."""
     from uivenus.records import RecordError
@@ -144,7 +154,8 @@ def gate(
     if execute:
         executor = PolicyExecutor(policy, layout, progress=True) if policy else ReferenceExecutor(layout, progress=True)
     try:
-        results = Gate(cat, allow_unsafe=allow_unsafe, executor=executor, learn=learn, log=rejected).check_all(candidates)
+        task_gate = Gate(cat, allow_unsafe=allow_unsafe, executor=executor, learn=learn, log=rejected)
+        results = task_gate.check_all(candidates)
     finally:
         if executor is not None:
             executor.close()
@@ -201,7 +212,8 @@ def explore_real_app(
                 with app_surface(name) as surface:
                     found = explore_app(name, surface, limits)
             except EnvError as exc:  # the app could not even be set up: recorded, the next app goes on
-                found = AppExploration(name, "desktop", (name,), failures=(Failure(FailureKind.LAUNCH, detail=str(exc)),))
+                found = AppExploration(name, "desktop", (name,),
+                                       failures=(Failure(FailureKind.LAUNCH, detail=str(exc)),))
         catalog.add(found)
         catalog.save(path)  # after every app: a later app's crash loses nothing
         write_text(out / "summary.md", catalog_markdown(catalog))

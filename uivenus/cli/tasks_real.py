@@ -63,8 +63,9 @@ def synth_real(
     n: Annotated[int, typer.Option("--n", min=1, help="How many tasks to make.")] = 20,
     seed: Seed = 0,
     kinds: Kinds = "single,multi,long_horizon",
-    policy: Annotated[str | None, typer.Option("--policy", help="Propose tasks with this policy SPEC (it reads the "
-                                                                "catalog and the apps' docs) instead of templates.")] = None,
+    policy: Annotated[str | None, typer.Option(
+        "--policy", help="Propose tasks with this policy SPEC (it reads the catalog and the apps' docs) instead of "
+                         "templates.")] = None,
 ) -> None:
     """Synthesise OSWorld-format tasks from an explored catalog of real apps (no gate)."""
     from uivenus.tasks.real_synthesis import write_osworld_tasks
@@ -98,11 +99,13 @@ def gate_real(
     n: Annotated[int, typer.Option("--n", min=1, help="Tasks proposed per round.")] = 6,
     seed: Seed = 0,
     kinds: Kinds = "single,multi,long_horizon",
-    policy: Annotated[str | None, typer.Option("--policy", help="Propose with this policy SPEC instead of templates.")] = None,
+    policy: Annotated[str | None, typer.Option("--policy",
+                                               help="Propose with this policy SPEC instead of templates.")] = None,
     replay: Annotated[bool, typer.Option("--replay/--no-replay", help="Replay the accepted tasks' references with "
                                                                       "the OSWorld runner from fresh roots.")] = True,
-    unsafe_host: Annotated[bool, typer.Option("--unsafe-host", help="Run apps on this machine, not in bubblewrap "
-                                                                    "(only inside a throwaway VM or container).")] = False,
+    unsafe_host: Annotated[bool, typer.Option(
+        "--unsafe-host", help="Run apps on this machine, not in bubblewrap (only inside a throwaway VM or "
+                              "container).")] = False,
 ) -> None:
     """Synthesise and gate tasks on real apps for some rounds: a task is kept when its reference passes and a no-op
     fails, each from a fresh root; prints and writes (numbers.json) the figures."""

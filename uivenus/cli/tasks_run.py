@@ -97,8 +97,9 @@ STATS_COLUMNS: tuple[tuple[str, Callable[[RoundStats], str]], ...] = (
 
 def stats_table(stats: Iterable[RoundStats], title: str = "closed loop") -> Table:
     """The per-round summary table."""
-    table = Table(title=title, caption="prop./acc./exec.: tasks proposed, accepted by the gate, executable; ✓: verified "
-                                       "successful; rate: executable/proposed; eps: episodes run (+ done before)")
+    table = Table(title=title, caption="prop./acc./exec.: tasks proposed, accepted by the gate, executable; "
+                                       "✓: verified successful; rate: executable/proposed; "
+                                       "eps: episodes run (+ done before)")
     for name, _ in STATS_COLUMNS:
         table.add_column(name, justify="right", no_wrap=True)
     for s in stats:
@@ -118,8 +119,9 @@ def run(
     run_id: RunId = None,
     judges: Judges = "program",
     max_steps: MaxSteps = None,
-    catalog: Annotated[Path | None, typer.Option("--catalog", exists=True, dir_okay=False,
-                                                 help="Add what invalid tasks teach to this catalog (saved back).")] = None,
+    catalog: Annotated[Path | None, typer.Option(
+        "--catalog", exists=True, dir_okay=False,
+        help="Add what invalid tasks teach to this catalog (saved back).")] = None,
 ) -> None:
     """Run tasks through a policy in parallel environments; verify, store and classify every episode.
 
@@ -165,7 +167,8 @@ def run(
 def loop(
     catalog: Annotated[Path, typer.Option("--catalog", exists=True, dir_okay=False,
                                           help="The capability catalog; what the loop learns is saved back to it.")],
-    rounds: Annotated[int, typer.Option("--rounds", min=1, help="Rounds to run (finished ones are not run again).")] = 3,
+    rounds: Annotated[int, typer.Option("--rounds", min=1,
+                                        help="Rounds to run (finished ones are not run again).")] = 3,
     n: Annotated[int, typer.Option("--n", min=1, help="Tasks proposed per round.")] = 12,
     policy: Annotated[str, typer.Option("--policy", help="The policy SPEC that collects the episodes.")] = "oracle",
     workers: Workers = 1,
@@ -181,7 +184,8 @@ def loop(
     functions: Annotated[str | None, typer.Option("--functions", help="Comma-separated catalog functions to propose "
                                                                       "tasks for (default: all implemented).")] = None,
     layout: Annotated[str, typer.Option("--layout", help="web or phone.")] = "web",
-    allow_unsafe: Annotated[bool, typer.Option("--allow-unsafe", help="Keep payment/deletion/sending/… tasks.")] = False,
+    allow_unsafe: Annotated[bool, typer.Option("--allow-unsafe",
+                                               help="Keep payment/deletion/sending/… tasks.")] = False,
     gate_execute: Annotated[bool, typer.Option("--gate-execute/--no-gate-execute",
                                                help="Let the gate run each task's reference solution (serially) "
                                                     "before dispatch; by default executability shows in the "

@@ -50,7 +50,8 @@ DEFAULT_APP_LABELS: Mapping[str, str] = MappingProxyType({
     "youtube": "com.google.android.youtube",
 })
 
-_ADB_SETUP_HINT = "see docs/android.md (start an emulator with `emulator -avd NAME` or plug in a phone with USB debugging on)"
+_ADB_SETUP_HINT = ("see docs/android.md (start an emulator with `emulator -avd NAME` or plug in a phone with USB "
+                   "debugging on)")
 
 
 class AndroidError(EnvError):
@@ -419,7 +420,8 @@ class AndroidEnv(EnvBase):
             image = Image.open(io.BytesIO(data))
             image.load()
         except (UnidentifiedImageError, OSError):
-            raise EnvCrashedError(f"screencap on {self.serial} returned no PNG ({len(data)} bytes: {data[:60]!r})") from None
+            raise EnvCrashedError(f"screencap on {self.serial} returned no PNG "
+                                  f"({len(data)} bytes: {data[:60]!r})") from None
         png: bytes | None = data if image.mode == "RGB" else None  # the bytes hold the pixels as the agent sees them
         image = image.convert("RGB")
         width, height = self.screen_size

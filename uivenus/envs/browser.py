@@ -353,7 +353,8 @@ class BrowserEnv(PageActions, EnvBase):
         except PlaywrightError as exc:
             if self._dead():
                 raise
-            raise SetupError(f"task {task.id}: cannot open {url} ({_first_line(exc)}); is its server running?") from None
+            raise SetupError(f"task {task.id}: cannot open {url} ({_first_line(exc)}); "
+                             "is its server running?") from None
         if response is not None and not response.ok:
             raise SetupError(f"task {task.id}: {url} answered HTTP {response.status}; check the task's url")
         app_state = task.setup.get("app_state")

@@ -221,7 +221,8 @@ class DesktopEnv(EnvBase):
         if self._closed:
             raise EnvError("this DesktopEnv is closed; create a new one")
         if not self._alive():
-            raise EnvCrashedError(f"Xvfb on {self.display} exited ({self._xvfb.process.returncode if self._xvfb else '?'})")
+            code = self._xvfb.process.returncode if self._xvfb else "?"
+            raise EnvCrashedError(f"Xvfb on {self.display} exited ({code})")
 
     def _recover(self) -> bool:
         """Restart Xvfb, the window manager and the task's apps after the X server died."""
@@ -309,7 +310,8 @@ class DesktopEnv(EnvBase):
         """The task's own panels (a launcher starts its app in the root) and its ~/Desktop icons."""
         self._stop_panels()
         root, look = session.root, self.config.look
-        panels = panel_argvs(look, root.host_path("/home/user/.config/tint2"), self._size[1], "/home/user/.config/tint2")
+        tint2 = "/home/user/.config/tint2"
+        panels = panel_argvs(look, root.host_path(tint2), self._size[1], tint2)
         for argv in panels:
             root.spawn(argv)
         self._wait_panels(len(panels))
@@ -546,7 +548,8 @@ class DesktopEnv(EnvBase):
         new = self._apps.wait_windows(self._x, known, 1, [process])
         if not new and process.poll() not in (None, 0):
             raise SetupError(
-                f"{argv} exited with status {process.returncode} before showing a window: {self._apps.log_tail(process)}"
+                f"{argv} exited with status {process.returncode} before showing a window: "
+                f"{self._apps.log_tail(process)}"
             )
         if new:
             self._x.activate(new[-1])

@@ -107,7 +107,8 @@ def _save_dialog(desk: Desk, name: str) -> Iterator[Action]:
 
 def _build_replace_word(p: Mapping[str, Any]) -> Piece:
     return Piece(
-        instruction=f"In the text editor, replace every '{p['old']}' in {p['file']} with '{p['new']}' and save the file.",
+        instruction=f"In the text editor, replace every '{p['old']}' in {p['file']} with '{p['new']}' and save the "
+                    "file.",
         check={"kind": "files", "expect": [{"path": p["file"], "contains": p["new"], "not_contains": p["old"]}]},
         launch=_editor(p["file"]),
         files=(FileSpec(p["file"], text=p["text"]),),
@@ -205,7 +206,8 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     Family("replace_word", MappingProxyType({"file": "notes.txt", "old": "draft", "new": "final",
                                              "text": "Status: draft\nThe draft plan goes out on Friday.\n"}),
            _build_replace_word, _solve_replace_word),
-    Family("create_lines", MappingProxyType({"file": "todo.txt", "lines": ("buy milk", "call Bob", "write the report")}),
+    Family("create_lines",
+           MappingProxyType({"file": "todo.txt", "lines": ("buy milk", "call Bob", "write the report")}),
            _build_create_lines, _solve_create_lines),
     Family("append_save_as", MappingProxyType({"file": "log.txt", "text": "2026-01-02 started\n2026-01-03 tested\n",
                                                "line": "2026-01-05 released", "target": "log-2026.txt"}),
@@ -220,7 +222,8 @@ def family_params(name: str, overrides: Mapping[str, Any]) -> dict[str, Any]:
         raise KeyError(f"unknown desktop family {name!r}; known: {sorted(FAMILIES)}")
     unknown = set(overrides) - set(FAMILIES[name].defaults)
     if unknown:
-        raise RecordError(f"family {name}: unknown parameter(s) {sorted(unknown)}; known: {sorted(FAMILIES[name].defaults)}")
+        raise RecordError(f"family {name}: unknown parameter(s) {sorted(unknown)}; "
+                          f"known: {sorted(FAMILIES[name].defaults)}")
     return json.loads(json.dumps({**FAMILIES[name].defaults, **overrides}))  # plain JSON: tasks round-trip
 
 

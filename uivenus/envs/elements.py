@@ -114,11 +114,13 @@ class UIElement:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> UIElement:
         bounds = data.get("bounds")
+        value_range = data.get("value_range")
         return cls(role=str(data["role"]), name=str(data.get("name", "")), value=str(data.get("value", "")),
-                   states=tuple(data.get("states", ())), bounds=tuple(bounds) if bounds else None,  # type: ignore[arg-type]
+                   states=tuple(data.get("states", ())),
+                   bounds=tuple(bounds) if bounds else None,  # type: ignore[arg-type]
                    actions=tuple(data.get("actions", ())), path=tuple(data.get("path", ())),
                    app=str(data.get("app", "")),
-                   value_range=tuple(data["value_range"]) if data.get("value_range") else None)  # type: ignore[arg-type]
+                   value_range=tuple(value_range) if value_range else None)  # type: ignore[arg-type]
 
 #: Roles whose value is what a user typed: typing is not a new screen.
 _FREE_TEXT = frozenset({"document text", "paragraph", "text", "entry", "document frame", "textbox", "searchbox",

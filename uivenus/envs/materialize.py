@@ -159,7 +159,8 @@ class MaterializePlan:
             raise MaterializeError(f"setup['materialize'] must be a mapping, got {type(data).__name__}")
         unknown = set(data) - _PLAN_KEYS
         if unknown:
-            raise MaterializeError(f"setup['materialize']: unknown key(s) {sorted(unknown)}; known: {sorted(_PLAN_KEYS)}")
+            raise MaterializeError(f"setup['materialize']: unknown key(s) {sorted(unknown)}; "
+                                   f"known: {sorted(_PLAN_KEYS)}")
         settings = data.get("settings") or {}
         if not isinstance(settings, Mapping) or set(settings) - _SETTINGS_KEYS:
             raise MaterializeError(f"settings must be a mapping with keys {sorted(_SETTINGS_KEYS)}, got {settings!r}")
@@ -177,7 +178,8 @@ class MaterializePlan:
             folders=tuple(folders),
             launch=tuple(tuple(argv) for argv in launch),
             settings=Settings(env=dict(env), files=tuple(
-                FileSpec.from_dict(f, f"settings.files[{i}]") for i, f in enumerate(_list(settings.get("files"), "settings.files"))
+                FileSpec.from_dict(f, f"settings.files[{i}]")
+                for i, f in enumerate(_list(settings.get("files"), "settings.files"))
             )),
         )
 

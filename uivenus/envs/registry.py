@@ -55,7 +55,8 @@ class SandboxEnv:
         if task.url is None:
             app = task.app or self.app
             urls = {"home_url": app_url(self.base_url, "launcher", self.layout),
-                    "apps": {name: app_url(self.base_url, name, self.layout) for name in APP_NAMES if name != "launcher"}}
+                    "apps": {name: app_url(self.base_url, name, self.layout)
+                             for name in APP_NAMES if name != "launcher"}}
             task = replace(task, app=app, url=app_url(self.base_url, app, self.layout), setup={**urls, **task.setup})
         return self.browser.reset(task)
 

@@ -50,7 +50,8 @@ def _plan(text: str, frame: Frame) -> tuple[Action, ...]:
     return tuple(frame.action_to_screen(action) for action in parse_response(text, lenient=True).actions)
 
 
-def execute_actions(env: Env, actions: Iterable[Action], observation: Observation) -> tuple[Observation, str | None, bool]:
+def execute_actions(env: Env, actions: Iterable[Action], observation: Observation
+                    ) -> tuple[Observation, str | None, bool]:
     """Run actions in order until one fails or ends the episode: (latest observation, error, ended)."""
     for action in actions:
         try:
@@ -66,7 +67,8 @@ def execute_actions(env: Env, actions: Iterable[Action], observation: Observatio
 
 
 def play_captcha(env: Env, policy: Policy, observation: Observation, instruction: str, context: Mapping[str, Any],
-                 read: Callable[[Env], G], graded: Callable[[G], bool], max_steps: int) -> tuple[list[dict[str, Any]], str | None, G]:
+                 read: Callable[[Env], G], graded: Callable[[G], bool], max_steps: int
+                 ) -> tuple[list[dict[str, Any]], str | None, G]:
     """The turns of one CAPTCHA episode: ask, act, read the grade, until it is graded, fails or ends.
 
     Returns (turns, error, the last grade read); both graders (our pages', a site's verdict) plug in as `read`."""

@@ -249,7 +249,8 @@ class _Record:
 
     def __init__(self, data: Mapping[str, Any], file: Path, index: int, images: Path, box_form: BoxForm,
                  sizes: dict[Path, tuple[int, int]]):
-        self.data, self.file, self.index, self.images, self.box_form, self._sizes = data, file, index, images, box_form, sizes
+        self.data, self.file, self.index = data, file, index
+        self.images, self.box_form, self._sizes = images, box_form, sizes
 
     def error(self, message: str) -> GroundingDataError:
         return GroundingDataError(f"{self.file} item {self.index}: {message}")

@@ -209,8 +209,8 @@ def run_web_job(context: WorkerContext, job: WebJob) -> dict[str, Any]:
                                                 ocr=False))
         return {"episode_id": job.episode_id, "task_id": task.id, "seconds": time.perf_counter() - started}
     except Exception as exc:  # noqa: BLE001 - one broken task must not end the run; the next run redoes it
-        return {"episode_id": job.episode_id, "task_id": str(job.task.get("id")), "error": f"{type(exc).__name__}: {exc}",
-                "seconds": time.perf_counter() - started}
+        return {"episode_id": job.episode_id, "task_id": str(job.task.get("id")),
+                "error": f"{type(exc).__name__}: {exc}", "seconds": time.perf_counter() - started}
 
 
 # --- results ----------------------------------------------------------------------------------------
@@ -312,7 +312,8 @@ def evaluate_web(tasks: WebTaskSet, config: WebEvalConfig, out: str | Path, exec
         if _verified(directory):
             records.append(task_record(task, directory, out))
     results = {"tasks_file": tasks.path, "format": tasks.format, "config": asdict(config),
-               "summary": {**summarise(records), "not_finished": len(jobs) - len(records)}, "not_loaded": [str(e) for e in tasks.errors],
+               "summary": {**summarise(records), "not_finished": len(jobs) - len(records)},
+               "not_loaded": [str(e) for e in tasks.errors],
                "not_finished": errors, "tasks": records}
     path = write_json(out / RESULTS_FILE, results)
     return WebEvalResult(results, path, len(todo), len(jobs) - len(todo), tuple(errors))

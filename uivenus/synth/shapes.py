@@ -57,7 +57,8 @@ def generate_shapes(n: int, out: Path | str, *, seed: int = 0, grid: int = 4, sh
     visual attribute instead of two, the easier task. `anonymous` says only "click the shape" and needs one shape
     per screen: the answer then depends on the image alone, the simplest screen-dependent task."""
     if anonymous and shapes[1] != 1:
-        raise ValueError(f"anonymous instructions need exactly one shape per screen (shapes=(1, 1)); got shapes={shapes}")
+        raise ValueError("anonymous instructions need exactly one shape per screen (shapes=(1, 1)); "
+                         f"got shapes={shapes}")
     most = min(grid * grid, len(COLOURS) if not name_kind else len(COLOURS) * len(SHAPES))
     if not (1 <= shapes[0] <= shapes[1] <= most) or not 1 <= per_sample <= shapes[0]:
         raise ValueError(f"need 1 <= min shapes <= max shapes <= {most} and 1 <= per_sample <= min shapes; got "

@@ -301,7 +301,8 @@ class AppCatalog:
 
     @classmethod
     def from_dict(cls, app: str, data: Mapping[str, Any]) -> AppCatalog:
-        functions = {name: Function(app=app, name=name, **{**fn, "params": tuple(Param(**p) for p in fn.get("params", ()))})
+        functions = {name: Function(app=app, name=name,
+                                    **{**fn, "params": tuple(Param(**p) for p in fn.get("params", ()))})
                      for name, fn in (data.get("functions") or {}).items()}
         states = {sid: UIState(id=sid, **s) for sid, s in (data.get("states") or {}).items()}
         transitions = tuple(Transition(**t) for t in data.get("transitions") or ())
@@ -358,7 +359,8 @@ class Catalog(CatalogFile):
         app, _, name = key.partition(".")
         fn = self.apps.get(app, AppCatalog(app)).functions.get(name)
         if fn is None:
-            raise CatalogError(f"the catalog has no function {key!r}; it has {', '.join(f.key for f in self.functions()) or 'none'}")
+            known = ", ".join(f.key for f in self.functions()) or "none"
+            raise CatalogError(f"the catalog has no function {key!r}; it has {known}")
         return fn
 
     def has(self, key: str) -> bool:

@@ -133,7 +133,8 @@ _VERB_SENTENCE = re.compile(
 DOC_RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str], str], Function | None]], ...] = (
     (re.compile(r"`(?P<name>[a-z][a-z0-9_]*)`:\s*(?P<rest>.+)$"), _named_rule),
     (re.compile(r"turn (?:a )?(?:switch|setting) on or off:\s*(?P<items>.+)$", re.IGNORECASE), _toggle_rule),
-    (re.compile(r"set the (?P<key>[\w ]+?) to a value from (?P<low>-?\d+) to (?P<high>-?\d+)\.?$", re.IGNORECASE), _range_rule),
+    (re.compile(r"set the (?P<key>[\w ]+?) to a value from (?P<low>-?\d+) to (?P<high>-?\d+)\.?$", re.IGNORECASE),
+     _range_rule),
     (re.compile(r"(?:change|set) the (?P<key>[\w ]+?) to one of:\s*(?P<items>.+)$", re.IGNORECASE), _choice_rule),
     (re.compile(r"set the (?P<key>[\w ]+?) to an? (?:new )?(?:name|text|value)\.?$", re.IGNORECASE), _set_text_rule),
     (_VERB_SENTENCE, _verb_rule),

@@ -300,7 +300,8 @@ def collect_episode(context: WorkerContext, job: Job) -> EpisodeResult:
             if environment_failed(trajectory.outcome, trajectory.metadata.get("error")):
                 with contextlib.suppress(EnvError):  # the environment failed: the next job gets a fresh one
                     context.discard(f"env:{job.env}")
-        trajectory = verify_stored(directory, context.get("judges:" + ",".join(job.judges), lambda: _judges(job.judges)))
+        judges = context.get("judges:" + ",".join(job.judges), lambda: _judges(job.judges))
+        trajectory = verify_stored(directory, judges)
         return EpisodeResult(job.episode_id, task_id, context.worker, time.perf_counter() - started,
                              trajectory.outcome.value, episode_passed(trajectory))
     except Exception as exc:  # noqa: BLE001 - one broken job must not end the round; it is reported and redone

@@ -40,8 +40,8 @@ from uivenus.tasks.spec import SynthTask
 
 __all__ = [
     "BAD_STEP_LABELS", "FAILURE_RULES", "PAGE_KEY", "REFERENCE_KEY", "SYNTH_TASK_KEY", "Failure", "FailureEvidence",
-    "FailureKind", "FailureRule", "checker_verdict", "classify", "environment_failed", "episode_passed", "failure_evidence", "feedback",
-    "learn", "reference_from_execution", "reference_record", "synth_task",
+    "FailureKind", "FailureRule", "checker_verdict", "classify", "environment_failed", "episode_passed",
+    "failure_evidence", "feedback", "learn", "reference_from_execution", "reference_record", "synth_task",
 ]
 
 #: Where a collected episode's metadata keeps the reference run, the page's end state and the synthesised task.

@@ -272,8 +272,9 @@ IMPLEMENTATIONS: dict[str, Implementation] = {
     "settings.reset_settings": Implementation(_reset_move, _reset_model),
     "notes.create_note": Implementation(_create_note_move, _create_note_model),
     "notes.edit_note": Implementation(_edit_note_move, _edit_note_model),
-    "notes.pin_note": Implementation(_row_then(notes_suite.row, "note", "pin-note"),
-                                     _flag_setter("notes", "title", "note", "pinned", "the note {!r} is pinned already")),
+    "notes.pin_note": Implementation(
+        _row_then(notes_suite.row, "note", "pin-note"),
+        _flag_setter("notes", "title", "note", "pinned", "the note {!r} is pinned already")),
     "notes.delete_note": Implementation(_row_then(notes_suite.row, "note", "delete-note", "confirm-ok"),
                                         _remover("notes", "title", "note")),
     "contacts.add_contact": Implementation(_add_contact_move, _add_contact_model),
@@ -324,7 +325,8 @@ def app_model(app: str) -> AppModel:
     try:
         return APP_MODELS[app]
     except KeyError:
-        raise NotImplementedFunctionError(f"no state model for app {app!r}; apps: {', '.join(sorted(APP_MODELS))}") from None
+        raise NotImplementedFunctionError(f"no state model for app {app!r}; "
+                                          f"apps: {', '.join(sorted(APP_MODELS))}") from None
 
 
 def record_labels(app: str, state: Mapping[str, Any], key: str) -> list[str]:

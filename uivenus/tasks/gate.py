@@ -310,7 +310,8 @@ class Gate:
             learned: list[Constraint] = []
             if execution is not None and not execution.passed:
                 detail = f" ({execution.error})" if execution.error else ""
-                found.append(Reason(RejectionCode.NOT_EXECUTABLE, f"the run failed its check: {execution.reason}{detail}"))
+                found.append(Reason(RejectionCode.NOT_EXECUTABLE,
+                                    f"the run failed its check: {execution.reason}{detail}"))
                 if self.learn:
                     taught = learn_constraints(task, execution)
                     if not taught and self.unexplained is not None:

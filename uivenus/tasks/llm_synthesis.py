@@ -167,5 +167,6 @@ class LLMSynthesizer(ProposalSynthesizer):
             apply_call(setup, call)
         except (Infeasible, NotImplementedFunctionError) as exc:
             return Dropped(f"{call.key}: {exc}", {"item": item})
-        phrasings = tuple(dict.fromkeys([sentence(instruction), *compose([phrase_call(catalog.function(call.key), call)])]))
+        templated = compose([phrase_call(catalog.function(call.key), call)])
+        phrasings = tuple(dict.fromkeys([sentence(instruction), *templated]))
         return build_task([call], phrasings, TaskKind.SINGLE, setup, provenance, layout=self.layout)

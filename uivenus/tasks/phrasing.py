@@ -20,7 +20,8 @@ __all__ = ["PHRASES", "compose", "phrase_call", "sentence"]
 #: when it names exactly the parameters the call has (so an optional email is never silently left out).
 PHRASES: dict[str, tuple[str, ...]] = {
     "settings.set_toggle": ("turn {which} {value}", "switch {which} {value}", "turn {which} {value} in Settings"),
-    "settings.set_brightness": ("set the screen brightness to {brightness}%", "change the brightness to {brightness} percent",
+    "settings.set_brightness": ("set the screen brightness to {brightness}%",
+                                "change the brightness to {brightness} percent",
                                 "make the display brightness {brightness}%"),
     "settings.set_language": ("change the display language to {language}", "switch the language to {language}",
                               "set the system language to {language}"),
@@ -34,7 +35,8 @@ PHRASES: dict[str, tuple[str, ...]] = {
     "notes.edit_note": ('change the note "{note}" so its title is "{title}" and its text "{body}"',
                         'edit my {note} note: title "{title}", text "{body}"',
                         'update the note "{note}" to the title "{title}" with the text "{body}"'),
-    "notes.pin_note": ('pin the note "{note}"', "pin my {note} note", 'keep the note "{note}" at the top by pinning it'),
+    "notes.pin_note": ('pin the note "{note}"', "pin my {note} note",
+                       'keep the note "{note}" at the top by pinning it'),
     "notes.delete_note": ('delete the note "{note}"', "remove my {note} note", 'get rid of the note "{note}"'),
     "contacts.add_contact": ("add a contact named {name} with the number {phone}",
                              "create a new contact: {name}, phone {phone}",

@@ -20,7 +20,8 @@ from typing import Any
 from uivenus.records import plain
 from uivenus.tasks.app_catalog import AppFunction, FileChange, GestureKind, WidgetKind
 
-__all__ = ["CHECKS", "HOME", "INCIDENTAL", "MENU_ROLES", "TOGGLE_VALUES", "Check", "evaluator", "function_check", "param_gestures", "xpath_literal"]
+__all__ = ["CHECKS", "HOME", "INCIDENTAL", "MENU_ROLES", "TOGGLE_VALUES", "Check", "evaluator", "function_check",
+           "param_gestures", "xpath_literal"]
 
 HOME = "/home/user"
 #: Home folders an app writes to on its own (caches, recent-files lists, the desktop's settings database): never

@@ -25,7 +25,8 @@ from uivenus.tasks.gate import Execution, Gate, GateResult, unexplained_constrai
 from uivenus.tasks.spec import SynthTask
 from uivenus.tasks.synthesis import Synthesizer
 
-__all__ = ["FLAKY", "NOOP_POLICY", "REFERENCE_POLICY", "RealRound", "ReplayExecutor", "gate_rounds", "teach_unexplained"]
+__all__ = ["FLAKY", "NOOP_POLICY", "REFERENCE_POLICY", "RealRound", "ReplayExecutor", "gate_rounds",
+           "teach_unexplained"]
 
 #: The policy that plays a task's reference solution, the one that does nothing, and the diagnostics key marking a
 #: reference that failed once and passed once (no constraint is learned from it: the values are not at fault).

@@ -28,8 +28,8 @@ from uivenus.tasks.desktop import Segment, SegmentedTask
 
 __all__ = [
     "CHECK_KINDS", "CheckError", "FileSpec", "MaterializeError", "MaterializePlan", "Segment", "SegmentedTask",
-    "Settings", "evaluate", "FunctionCall", "SynthTask", "TaskKind", "TaskSpec", "calls_signature", "normalize_text", "read_tasks", "task_digest",
-    "write_tasks",
+    "Settings", "evaluate", "FunctionCall", "SynthTask", "TaskKind", "TaskSpec", "calls_signature", "normalize_text",
+    "read_tasks", "task_digest", "write_tasks",
 ]
 
 
@@ -105,7 +105,8 @@ class SynthTask:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SynthTask:
         try:
-            return cls(spec=TaskSpec.from_dict(data["spec"]), calls=tuple(FunctionCall.from_dict(c) for c in data["calls"]),
+            return cls(spec=TaskSpec.from_dict(data["spec"]),
+                       calls=tuple(FunctionCall.from_dict(c) for c in data["calls"]),
                        phrasings=tuple(data["phrasings"]), kind=data.get("kind", TaskKind.SINGLE),
                        provenance=data.get("provenance") or {})
         except (KeyError, TypeError) as exc:

@@ -85,7 +85,8 @@ def call_problem(catalog: Catalog, call: FunctionCall, calls: Sequence[FunctionC
         value = call.params[param.name]
         if (why := _outside(call.app, param, value, state)) is not None:
             return f"{call.key}: {param.name}={value!r} {why}"
-        if instruction is not None and not (_mentioned(param.label(value), instruction) or _mentioned(str(value), instruction)):
+        said = instruction is None or _mentioned(param.label(value), instruction) or _mentioned(str(value), instruction)
+        if not said:
             return f"the instruction does not say {param.name}={param.label(value)!r}"
     broken = catalog.violations([*calls, call])  # the calls before were allowed: what breaks now is this one's doing
     if broken:
@@ -98,7 +99,8 @@ def _outside(app: str, param: Param, value: Any, state: Mapping[str, Any]) -> st
     if param.domain == ENUM:
         return None if str(value) in param.values else f"is not one of {list(param.values)}"
     if param.domain == INT:
-        ok = isinstance(value, int) and not isinstance(value, bool) and param.low <= value <= param.high  # type: ignore[operator]
+        ok = (isinstance(value, int) and not isinstance(value, bool)
+              and param.low <= value <= param.high)  # type: ignore[operator]
         return None if ok else f"is not an integer from {param.low} to {param.high}"
     if param.record_key is not None:
         labels = record_labels(app, state, param.record_key)
@@ -244,9 +246,11 @@ class TemplateSynthesizer:
     def synthesize(self, catalog: Catalog, n: int) -> Synthesis:
         rng = random.Random(self.seed)
         sampler = ParamSampler(catalog, rng)
-        usable = [fn for fn in catalog.functions() if fn.key in IMPLEMENTATIONS and (self.only is None or fn.key in self.only)]
-        dropped = [Dropped(f"{fn.key} has no reference move and model, so its tasks could not be checked", {"function": fn.key})
-                   for fn in catalog.functions() if fn.key not in IMPLEMENTATIONS and (self.only is None or fn.key in self.only)]
+        asked = [fn for fn in catalog.functions() if self.only is None or fn.key in self.only]
+        usable = [fn for fn in asked if fn.key in IMPLEMENTATIONS]
+        dropped = [Dropped(f"{fn.key} has no reference move and model, so its tasks could not be checked",
+                           {"function": fn.key})
+                   for fn in asked if fn.key not in IMPLEMENTATIONS]
         makers = {TaskKind.SINGLE: self._single, TaskKind.MULTI: self._multi, TaskKind.LONG_HORIZON: self._long}
         kinds = list(self.kinds)
         tasks: dict[str, SynthTask] = {}
@@ -276,7 +280,8 @@ class TemplateSynthesizer:
         if isinstance(drawn, str):
             return Dropped(drawn, {"function": fn.key})
         call = drawn[0]
-        return build_task([call], compose([phrase_call(fn, call)]), TaskKind.SINGLE, setup, provenance, layout=self.layout)
+        return build_task([call], compose([phrase_call(fn, call)]), TaskKind.SINGLE, setup, provenance,
+                          layout=self.layout)
 
     def _multi(self, catalog: Catalog, usable: list[Function], sampler: ParamSampler, rng: random.Random,
                provenance: Mapping[str, Any]) -> SynthTask | Dropped:

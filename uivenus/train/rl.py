@@ -33,7 +33,8 @@ from uivenus.verify.rewards import POINT_SCORERS, RewardBreakdown, RewardWeights
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["REWARD_SOURCES", "RLConfig", "RLLoss", "RewardedRollouts", "frozen_model", "is_sharded", "main", "train_rl", "unwrap"]
+__all__ = ["REWARD_SOURCES", "RLConfig", "RLLoss", "RewardedRollouts", "frozen_model", "is_sharded", "main", "train_rl",
+           "unwrap"]
 
 
 @dataclass(frozen=True)

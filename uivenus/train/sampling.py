@@ -35,7 +35,8 @@ if TYPE_CHECKING:
     import torch
 
 __all__ = ["SERVER_SAMPLERS", "ModelSampler", "Rollout", "Sampler", "SamplingConfig", "SamplingError", "ScoredRollouts",
-           "ServerSampler", "VLLMSampler", "batch_prompts", "completion_view", "encode_rollouts", "make_sampler", "right_aligned", "score_rollouts"]
+           "ServerSampler", "VLLMSampler", "batch_prompts", "completion_view", "encode_rollouts", "make_sampler",
+           "right_aligned", "score_rollouts"]
 
 
 class SamplingError(ValueError):

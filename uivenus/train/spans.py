@@ -101,7 +101,8 @@ class TokenSpans:
             return torch.stack([m if m is not None else torch.zeros_like(like) for m in masks])
 
         return TokenSpans(
-            **{f.name: column(lambda item, n=f.name: getattr(item, n)) for f in fields(TokenSpans) if f.name != "params"},
+            **{f.name: column(lambda item, n=f.name: getattr(item, n))
+               for f in fields(TokenSpans) if f.name != "params"},
             params={name: column(lambda item, n=name: item.params.get(n)) for name in names},
         )
 

@@ -111,7 +111,8 @@ class SampleStream:
         return {"epoch": self._epoch, "position": self._position, "too_long": self._too_long}
 
     def load_state_dict(self, state: Mapping[str, int]) -> None:
-        self._epoch, self._position, self._too_long = int(state["epoch"]), int(state["position"]), int(state["too_long"])
+        self._epoch, self._position = int(state["epoch"]), int(state["position"])
+        self._too_long = int(state["too_long"])
 
     def epoch_refs(self, epoch: int) -> Iterator[SampleRef]:
         """Every rank's references of `epoch`, in order."""

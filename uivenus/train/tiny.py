@@ -239,7 +239,8 @@ def build_tiny_qwen3_vl(
 
     _check_sizes(hidden, layers, vision_hidden, vision_layers)
     if not (vision_pos_scale > 0 and math.isfinite(vision_pos_scale)):
-        raise TinyModelError(f"vision_pos_scale must be a positive number (1.0: as initialised), got {vision_pos_scale}")
+        raise TinyModelError("vision_pos_scale must be a positive number (1.0: as initialised), "
+                             f"got {vision_pos_scale}")
     out = Path(out_dir)
     tokenizer = build_tiny_tokenizer(vocab_size, seed=seed)
     config = _config(tokenizer, hidden=hidden, layers=layers, vision_hidden=vision_hidden,

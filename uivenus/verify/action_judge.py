@@ -33,7 +33,9 @@ from uivenus.actions.space import ActionType
 from uivenus.verify.acts import ACTING_TYPES, DESTRUCTIVE, DISMISSING, ICON_NAMES, first_word, names, unconfirmed_typing
 from uivenus.verify.base import ActRecord, Evidence, Target, Verdict, Vote
 from uivenus.verify.effects import pressed, removed, typed_state
-from uivenus.verify.keypoints import ALL_FIELDS, Act, KeyPoint, KeyPointKind, extract_key_points, key_point_texts, structure_clauses
+from uivenus.verify.keypoints import (
+    ALL_FIELDS, Act, KeyPoint, KeyPointKind, extract_key_points, key_point_texts, structure_clauses,
+)
 from uivenus.verify.text_evidence import PointStatus, ocr_lines, point_status
 
 __all__ = [

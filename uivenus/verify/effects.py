@@ -133,7 +133,8 @@ def removed(point: KeyPoint, acts: Sequence[ActRecord], final: Sequence[str]) ->
     for act in clicks:
         word = first_word(act.target)  # type: ignore[arg-type]
         if word in controls:
-            removals.append((act, act if any(names(act.target, lit) for lit in literals) else pick))  # type: ignore[arg-type]
+            named = any(names(act.target, lit) for lit in literals)  # type: ignore[arg-type]
+            removals.append((act, act if named else pick))
         elif word not in CONFIRMING | DISMISSING:
             pick = act
     if not removals:
@@ -146,13 +147,15 @@ def removed(point: KeyPoint, acts: Sequence[ActRecord], final: Sequence[str]) ->
         return None
     for removal, item in removals:  # the named item went, and another with it
         if item is not None and not any(names(item.target, lit) for lit in literals):  # type: ignore[arg-type]
+            picked_text = item.target.text[:40]  # type: ignore[union-attr]
             return PointStatus.CONTRADICTED, (f"step {removal.index} also removed what step {item.index} picked "
-                                              f"({item.target.text[:40]!r}), which the task does not name")  # type: ignore[union-attr]
+                                              f"({picked_text!r}), which the task does not name")
     removal = removals[-1][0]
     question = _pending_question(final, controls)
     if question is not None:
         return PointStatus.CONTRADICTED, f"the final screen still asks {question[:80]!r}"
-    return PointStatus.SATISFIED, f"picked {picked}, then step {removal.index} clicked {removal.target.text!r}"  # type: ignore[union-attr]
+    clicked = removal.target.text  # type: ignore[union-attr]
+    return PointStatus.SATISFIED, f"picked {picked}, then step {removal.index} clicked {clicked!r}"
 
 
 #: Verbs that are also the names of the controls that do them ("send it": the Send button).
@@ -172,4 +175,5 @@ def pressed(point: KeyPoint, acts: Sequence[ActRecord]) -> tuple[PointStatus, st
             and first_word(a.target) == words[0]]
     if not hits:
         return PointStatus.CONTRADICTED, f"no click hit a {words[0]!r} control"
-    return PointStatus.SATISFIED, f"step {hits[-1].index} clicked {hits[-1].target.text[:40]!r}"  # type: ignore[union-attr]
+    clicked = hits[-1].target.text[:40]  # type: ignore[union-attr]
+    return PointStatus.SATISFIED, f"step {hits[-1].index} clicked {clicked!r}"

@@ -119,7 +119,8 @@ _THEN = re.compile(r"\b(?:then|after that|afterwards|finally)\b", re.IGNORECASE)
 _TOGGLE_AFTER = re.compile(r"^(?:(?:turn|switch|set|keep|leave|toggle)\s+)?(?P<subject>.+?)\s+(?P<state>on|off)$",
                            re.IGNORECASE)
 _ENABLING = MappingProxyType({"enable": "on", "activate": "on", "disable": "off", "deactivate": "off"})
-_TOGGLE_VERB = re.compile(r"^(?P<state>enable|activate|disable|deactivate)\s+(?:the\s+)?(?P<subject>.+)$", re.IGNORECASE)
+_TOGGLE_VERB = re.compile(r"^(?P<state>enable|activate|disable|deactivate)\s+(?:the\s+)?(?P<subject>.+)$",
+                          re.IGNORECASE)
 _TOGGLE_PLACE = re.compile(r"\s+(?:in|on|from|under|within)\s+(?:the\s+)?[A-Z].*$")
 _TOGGLE_BEFORE = re.compile(r"^(?:turn|switch|toggle)\s+(?P<state>on|off)\s+(?P<subject>.+)$", re.IGNORECASE)
 

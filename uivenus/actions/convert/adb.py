@@ -90,7 +90,8 @@ def _type(action: Type) -> list[list[str]]:
         if not _TYPABLE.fullmatch(line):
             bad = next(ch for ch in line if not _TYPABLE.fullmatch(ch))
             raise ConvertError(f"Type {action.content!r}: adb `input text` cannot type {bad!r} (only printable "
-                               "ASCII); send this text through an IME such as ADBKeyboard (ADB_INPUT_B64 broadcast; AndroidEnv does this when it is installed)")
+                               "ASCII); send this text through an IME such as ADBKeyboard (ADB_INPUT_B64 broadcast; "
+                               "AndroidEnv does this when it is installed)")
         pieces = line.split("%s")
         for j, piece in enumerate(pieces):
             chunk = ("s" if j else "") + piece + ("%" if j < len(pieces) - 1 else "")

@@ -41,11 +41,13 @@ def element_of(data: Mapping[str, Any]) -> UIElement:
     """The helper's JSON for one accessible as the normalised record."""
     bounds = data.get("bounds")
     placed = bounds if bounds and bounds[2] > 0 and bounds[3] > 0 else None
+    value_range = data.get("value_range")
     return UIElement(role=str(data.get("role", "unknown")), name=str(data.get("name", "")),
                      value=str(data.get("value", "")), states=tuple(data.get("states", ())),
-                     bounds=tuple(placed) if placed else None, actions=tuple(data.get("actions", ())),  # type: ignore[arg-type]
-                     path=tuple(data.get("path", ())), app=str(data.get("app", "")),
-                     value_range=tuple(data["value_range"]) if data.get("value_range") else None)  # type: ignore[arg-type]
+                     bounds=tuple(placed) if placed else None,  # type: ignore[arg-type]
+                     actions=tuple(data.get("actions", ())), path=tuple(data.get("path", ())),
+                     app=str(data.get("app", "")),
+                     value_range=tuple(value_range) if value_range else None)  # type: ignore[arg-type]
 
 
 class A11yReader:

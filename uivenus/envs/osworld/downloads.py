@@ -43,9 +43,9 @@ def fetch(cache: Path, url: str, *, offline: bool = False, timeout: float = 60.0
                              "fetch it on a machine with network and copy the cache")
     cache.mkdir(parents=True, exist_ok=True)
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as response, atomic_path(path, fsync=False) as tmp:  # noqa: S310
-            with open(tmp, "wb") as out:
-                shutil.copyfileobj(response, out)
+        with (urllib.request.urlopen(url, timeout=timeout) as response,  # noqa: S310
+              atomic_path(path, fsync=False) as tmp, open(tmp, "wb") as out):
+            shutil.copyfileobj(response, out)
     except (OSError, urllib.error.URLError, ValueError) as exc:
         raise DownloadFailed(f"cannot download {url}: {exc}; check the URL and the network, or put the file in "
                              f"the download cache {cache}") from None

@@ -108,7 +108,8 @@ def vm_file(ctx: TaskContext, spec: Mapping[str, Any]) -> Path | None | list[Pat
 def _tree(folder: Path) -> dict[str, Any]:
     children: list[dict[str, Any]] = []
     for entry in sorted(folder.iterdir()):
-        children.append(_tree(entry) if entry.is_dir() and not entry.is_symlink() else {"type": "file", "name": entry.name})
+        folder_below = entry.is_dir() and not entry.is_symlink()
+        children.append(_tree(entry) if folder_below else {"type": "file", "name": entry.name})
     return {"type": "directory", "name": folder.name, "children": children}
 
 

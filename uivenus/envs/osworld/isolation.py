@@ -215,7 +215,8 @@ class IsolatedRoot:
             argv += ["--ro-bind", str(SOCKET_DIR), str(SOCKET_DIR)]
         read, write = os.pipe()
         try:
-            keeper = subprocess.Popen([*argv, "--info-fd", str(write), "--", "sh", "-c", "echo up; exec sleep infinity"],
+            keeper = subprocess.Popen([*argv, "--info-fd", str(write), "--",
+                                       "sh", "-c", "echo up; exec sleep infinity"],
                                       pass_fds=(write,), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                       stderr=subprocess.PIPE, start_new_session=True)
         finally:

@@ -44,14 +44,16 @@ class ReferenceRun:
         return tuple(i for i in range(len(self.results)) if self.states[i + 1] != self.states[i])
 
 
-def run_reference(task: SandboxTask, env: SandboxEnv, base_url: str, layout: str = "web", *, phrasing: int = 0) -> ReferenceRun:
+def run_reference(task: SandboxTask, env: SandboxEnv, base_url: str, layout: str = "web", *,
+                  phrasing: int = 0) -> ReferenceRun:
     """Reset `env` to `task` served from `base_url` in `layout` and let its reference solver drive."""
     spec = task.spec(base_url, layout, phrasing)
     env.reset(spec)
     return _drive(spec, env, task.solve(env))
 
 
-def run_actions(task: SandboxTask, env: SandboxEnv, base_url: str, layout: str, actions: Iterable[Action]) -> ReferenceRun:
+def run_actions(task: SandboxTask, env: SandboxEnv, base_url: str, layout: str,
+                actions: Iterable[Action]) -> ReferenceRun:
     """Reset `env` to `task` and execute `actions` as given (e.g. a truncated or wrong solution)."""
     spec = task.spec(base_url, layout)
     env.reset(spec)

@@ -202,7 +202,8 @@ def expect_records(
         want = {**before, **changed.get(rid, {})}
         if now != want:
             diff = sorted(k for k in set(want) | set(now) if want.get(k) != now.get(k))
-            return failed(f"{what} {_label(before)} has {({k: now.get(k) for k in diff})}, expected {({k: want.get(k) for k in diff})}")
+            return failed(f"{what} {_label(before)} has {({k: now.get(k) for k in diff})}, "
+                          f"expected {({k: want.get(k) for k in diff})}")
     fresh = list(by_id.values())
     if len(fresh) != len(added):
         return failed(f"expected {len(added)} new {what}(s), found {len(fresh)}: {[_label(r) for r in fresh]}")

@@ -35,7 +35,7 @@ from uivenus.synth.captcha.scenes import SCENES
 from uivenus.synth.captcha.screens import SCREENS_DIR, capture_captcha_screens
 
 __all__ = [
-    "FAMILIES", "INDEX_FILE", "LAYOUTS", "LEVELS", "PLACEMENTS", "SCENES", "SCREENS_DIR", "CaptchaError", "CaptchaSite", "Challenge",
-    "Difficulty", "Family", "Grade", "Instance", "Level", "Rng", "attempt", "browser_config", "build_instance",
-    "capture_captcha_screens", "generate_captchas", "load_captchas", "read_grade", "register_family",
+    "FAMILIES", "INDEX_FILE", "LAYOUTS", "LEVELS", "PLACEMENTS", "SCENES", "SCREENS_DIR", "CaptchaError", "CaptchaSite",
+    "Challenge", "Difficulty", "Family", "Grade", "Instance", "Level", "Rng", "attempt", "browser_config",
+    "build_instance", "capture_captcha_screens", "generate_captchas", "load_captchas", "read_grade", "register_family",
 ]

@@ -183,7 +183,8 @@ class Family:
 FAMILIES: dict[str, Family] = {}
 
 
-def register_family(name: str, summary: str) -> Callable[[Callable[[Rng, Level], Challenge]], Callable[[Rng, Level], Challenge]]:
+def register_family(name: str, summary: str
+                    ) -> Callable[[Callable[[Rng, Level], Challenge]], Callable[[Rng, Level], Challenge]]:
     def decorate(build: Callable[[Rng, Level], Challenge]) -> Callable[[Rng, Level], Challenge]:
         FAMILIES[name] = Family(name, summary, build)
         return build

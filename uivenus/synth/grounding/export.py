@@ -78,7 +78,8 @@ def export_parquet(dataset_dir: str | Path, out: str | Path, *, rows_per_group: 
     batch: list[dict[str, Any]] = []
     name, data = None, b""
     with (atomic_path(out_path) as tmp,
-          pq.ParquetWriter(str(tmp), schema, use_dictionary=["image.bytes"], dictionary_pagesize_limit=1 << 30) as writer):
+          pq.ParquetWriter(str(tmp), schema, use_dictionary=["image.bytes"],
+                           dictionary_pagesize_limit=1 << 30) as writer):
         for record in records:
             if record["img_filename"] != name:
                 if len(batch) >= rows_per_group:

@@ -189,7 +189,9 @@ def has_page_numbers_in_footers(result: Any) -> float:
     def numbered(document: Document) -> bool:
         def footer_text(section: Any) -> str:
             paragraphs = section.footer.paragraphs
-            return "".join(node.text or "" for node in paragraphs[0]._p.iter(f"{_W}t")) if paragraphs else ""  # noqa: SLF001
+            if not paragraphs:
+                return ""
+            return "".join(node.text or "" for node in paragraphs[0]._p.iter(f"{_W}t"))  # noqa: SLF001
         return all(any(ch.isdigit() for ch in footer_text(s)) for s in document.sections)
 
     return _one(result, numbered)

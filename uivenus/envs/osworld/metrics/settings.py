@@ -15,8 +15,8 @@ from uivenus.envs.osworld.metrics.matching import expect_unexpect, match_value, 
 from uivenus.envs.osworld.metrics.readers import read_or_none, read_text
 from uivenus.envs.osworld.metrics.registry import metric
 
-__all__ = ["check_config_status", "check_json", "check_qt_slider_colours", "check_json_keybindings", "check_json_settings",
-           "check_thunderbird_filter", "check_thunderbird_prefs", "is_included_all_json_objects",
+__all__ = ["check_config_status", "check_json", "check_qt_slider_colours", "check_json_keybindings",
+           "check_json_settings", "check_thunderbird_filter", "check_thunderbird_prefs", "is_included_all_json_objects",
            "is_vlc_recordings_folder", "vlcrc_value", "xcu_value"]
 
 _OOR = "{http://openoffice.org/2001/registry}"

@@ -14,7 +14,8 @@ from uivenus.envs.sandbox.solving import expect_fields, fill, tap, tid
 from uivenus.envs.sandbox.tasks import CheckResult, DomQuery, SandboxTask, register
 
 
-def _task(name: str, instructions: tuple[str, ...], opened: Sequence[str], expected: Sequence[str], solve) -> SandboxTask:
+def _task(name: str, instructions: tuple[str, ...], opened: Sequence[str], expected: Sequence[str],
+          solve) -> SandboxTask:
     want = {"opened": list(expected)}
 
     def check(state: Mapping[str, Any]) -> CheckResult:

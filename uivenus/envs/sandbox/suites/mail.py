@@ -74,14 +74,16 @@ def _new_sent(setup: Sequence[Mapping[str, Any]], state: Mapping[str, Any]) -> l
     return [m for m in state.get("messages", []) if m["id"] not in old and m.get("folder") == "sent"]
 
 
-def _unchanged_except(setup: Sequence[Mapping[str, Any]], state: Mapping[str, Any], changed: set[str]) -> CheckResult | None:
+def _unchanged_except(setup: Sequence[Mapping[str, Any]], state: Mapping[str, Any],
+                      changed: set[str]) -> CheckResult | None:
     """A failure naming the first message (other than `changed`) that moved or vanished, else None."""
     now = {m["id"]: m for m in state.get("messages", [])}
     for m in setup:
         if m["id"] in changed:
             continue
         if m["id"] not in now:
-            return failed(f"message {m['subject']!r} was deleted, but only {sorted(changed) or 'nothing'} should change")
+            return failed(f"message {m['subject']!r} was deleted, but only {sorted(changed) or 'nothing'} "
+                          "should change")
         if now[m["id"]]["folder"] != m["folder"]:
             return failed(f"message {m['subject']!r} moved from folder {m['folder']} to {now[m['id']]['folder']}")
     return None
@@ -107,7 +109,8 @@ def _one_sent(setup: Sequence[Mapping[str, Any]], state: Mapping[str, Any], to: 
     return _unchanged_except(setup, state, set()) or passed(f"sent {subject!r} to {to}")
 
 
-def _moved_to(setup: Sequence[Mapping[str, Any]], state: Mapping[str, Any], msg_id: str, folders: set[str]) -> CheckResult:
+def _moved_to(setup: Sequence[Mapping[str, Any]], state: Mapping[str, Any], msg_id: str,
+              folders: set[str]) -> CheckResult:
     """The message ends in one of `folders` ("gone" = deleted forever) and nothing else changed."""
     subject = next(m["subject"] for m in setup if m["id"] == msg_id)
     now = {m["id"]: m for m in state.get("messages", [])}
@@ -202,7 +205,8 @@ CODE_BOX = inbox(message("m12", "Nimbus", "no-reply@nimbus.test", "Welcome to Ni
 register(
     _task(
         "send_lunch",
-        ("Send an email to ana@example.com with the subject \"Lunch\" and the message \"Are you free at noon on Friday?\"",
+        ("Send an email to ana@example.com with the subject \"Lunch\" and the message "
+         "\"Are you free at noon on Friday?\"",
          "Email ana@example.com: subject Lunch, body \"Are you free at noon on Friday?\"",
          "Write to ana@example.com asking \"Are you free at noon on Friday?\" with Lunch as the subject, and send it."),
         SEND_BOX,

@@ -29,7 +29,8 @@ def open_section(q: DomQuery, section: str) -> Iterator[Action]:
     yield from tap(q, link)
 
 
-def _task(name: str, instructions: tuple[str, ...], setup: Mapping[str, Any], expected: Mapping[str, Any], solve) -> SandboxTask:
+def _task(name: str, instructions: tuple[str, ...], setup: Mapping[str, Any], expected: Mapping[str, Any],
+          solve) -> SandboxTask:
     state = {**DEFAULTS, **setup}
     want = {**state, **expected}
 

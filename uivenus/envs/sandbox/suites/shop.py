@@ -24,10 +24,13 @@ def product(id: str, name: str, price: int, category: str, color: str, descripti
 CATALOGUE = (
     product("p1", "Blue Mug", 1200, "Kitchen", "#2f6fd6", "A 350 ml stoneware mug with a deep blue glaze."),
     product("p2", "Red Mug", 1200, "Kitchen", "#d1352b", "The same sturdy stoneware mug in a bright red glaze."),
-    product("p3", "Travel Mug", 1850, "Kitchen", "#5b6770", "Insulated stainless steel travel mug with a leak-proof lid."),
+    product("p3", "Travel Mug", 1850, "Kitchen", "#5b6770",
+            "Insulated stainless steel travel mug with a leak-proof lid."),
     product("p4", "Wireless Headphones", 7999, "Audio", "#222831", "Bluetooth on-ear headphones, 30 hours of battery."),
-    product("p5", "Noise-Cancelling Headphones", 12900, "Audio", "#3a3f58", "Over-ear headphones with active noise cancelling."),
-    product("p6", "Sport Earbuds Headphones", 4950, "Audio", "#1b998b", "Sweat-resistant in-ear headphones with ear hooks."),
+    product("p5", "Noise-Cancelling Headphones", 12900, "Audio", "#3a3f58",
+            "Over-ear headphones with active noise cancelling."),
+    product("p6", "Sport Earbuds Headphones", 4950, "Audio", "#1b998b",
+            "Sweat-resistant in-ear headphones with ear hooks."),
     product("p7", "AA Batteries (8-pack)", 649, "Home", "#e0a100", "Long-lasting alkaline AA batteries, pack of 8."),
     product("p8", "Desk Lamp", 3490, "Home", "#f2c14e", "LED desk lamp with three brightness levels."),
     product("p9", "Notebook A5", 450, "Office", "#7b4b94", "Dotted A5 notebook, 120 pages."),
@@ -101,7 +104,8 @@ def add_to_cart(q: DomQuery, pid: str, qty: int) -> Iterator[Action]:
     yield from tap(q, tid("add-to-cart"))
 
 
-def checkout(q: DomQuery, *, name: str, address: str, card: str, expiry: str, cvc: str, shipping: str) -> Iterator[Action]:
+def checkout(q: DomQuery, *, name: str, address: str, card: str, expiry: str, cvc: str,
+             shipping: str) -> Iterator[Action]:
     """From anywhere: open the cart, check out, fill the form, choose delivery and pay."""
     yield from tap(q, tid("cart-button"))
     yield from tap(q, tid("checkout"))
@@ -182,7 +186,8 @@ register(
         "buy_blue_mugs",
         ("Buy 2 Blue Mugs. Ship them to Ana Lima, 12 Harbor St, Lisbon, and pay with the card 4242 4242 4242 4242 "
          "(expiry 12/28, CVC 123).",
-         "Order two blue mugs for Ana Lima at 12 Harbor St, Lisbon; card number 4242 4242 4242 4242, exp 12/28, CVC 123.",
+         "Order two blue mugs for Ana Lima at 12 Harbor St, Lisbon; card number 4242 4242 4242 4242, exp 12/28, "
+         "CVC 123.",
          "Purchase a pair of Blue Mugs with standard delivery to Ana Lima, 12 Harbor St, Lisbon. Pay by card "
          "4242 4242 4242 4242, valid until 12/28, security code 123."),
         {},

@@ -39,7 +39,8 @@ def click_order(rng: Rng, level: Level) -> Challenge:
     radius = level.tolerance_px + 12
     return Challenge(
         prompt="Click in this order:", emphasis=emphasis, hint="Then press Verify.",
-        instruction=f"Complete the security check: click the {kind} {', '.join(names)} in this order, then press Verify.",
+        instruction=f"Complete the security check: click the {kind} {', '.join(names)} in this order, "
+                    "then press Verify.",
         card=card, script="click_order",
         config={"items": items, "targets": [[x, y] for x, y in points[:targets]], "radius": radius},
         solution=(*(Click(point=p) for p in order), Click(point=card.submit.centre)),
