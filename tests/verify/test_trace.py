@@ -3,6 +3,7 @@ recorded by the labelled-set builder: reference runs succeed; truncated, task-sw
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from uivenus.actions.space import Finished
+from uivenus.envs.base import HIT_ELEMENT
 from uivenus.envs.browser import BrowserEnv
 from uivenus.envs.sandbox import SandboxServer, get_task
 from uivenus.evals.verifier_data import BuildPlan, Perturbation, build_sandbox, record_episode
@@ -17,6 +19,7 @@ from uivenus.records import Step, TaskSpec, Trajectory
 from uivenus.store import TrajectoryStore, read_episode
 from uivenus.verify.base import StepLabel, TraceOutcome, VerifyError, Vote
 from uivenus.verify.judges import OcrJudge, ProgramJudge
+from uivenus.verify.signals import HIT_KEY
 from uivenus.verify.trace import (
     build_evidence, read_trace, score_screenshots, select_key_screenshots, verify_episode, verify_trace,
 )
@@ -122,6 +125,21 @@ def test_one_reading_serves_the_verdict_and_the_calibration(labelled: Mapping[st
     unjudged = reading.label_steps()  # no goal verdict: only the terminal step's label may differ
     assert [s.label for s in unjudged[:-1]] == [s.label for s in result.steps[:-1]]
     assert unjudged[-1].label is not result.steps[-1].label
+
+
+def test_ocr_off_reads_no_act_targets_from_pixels(labelled: Mapping[str, Path]) -> None:
+    """Without DOM hit records, `ocr=False` must leave act targets unknown instead of running OCR on the screens
+    (collection verifies with OCR off)."""
+    stored = read_episode(labelled["truncated"])
+    def blind(step: Step) -> Step:
+        env = {k: v for k, v in (step.info.get("env") or {}).items() if k != HIT_ELEMENT}
+        return dataclasses.replace(step, info={**{k: v for k, v in step.info.items() if k != HIT_KEY}, "env": env})
+    trajectory = dataclasses.replace(stored, steps=tuple(blind(s) for s in stored.steps))
+    read = read_trace(trajectory, labelled["truncated"], ocr=True).evidence.acts
+    assert any(act.target is not None for act in read)  # OCR finds what the clicks hit
+    unread = read_trace(trajectory, labelled["truncated"], ocr=False).evidence.acts
+    assert [act.index for act in unread] == [act.index for act in read]
+    assert all(act.target is None for act in unread)
 
 
 def test_verdicts_and_labels_are_written(labelled: Mapping[str, Path]) -> None:

@@ -235,7 +235,7 @@ def read_trace(trajectory: Trajectory, episode_dir: str | Path, *, k: int = 4, o
     screens = load_screens(trajectory, directory)
     texts = screen_texts(trajectory, directory, ocr=ocr, screens=screens)
     changes = screen_changes(screens)
-    evidence = build_evidence(trajectory, directory, k=k, pixels=pixels, screens=screens, texts=texts,
+    evidence = build_evidence(trajectory, directory, k=k, ocr=ocr, pixels=pixels, screens=screens, texts=texts,
                               changes=changes)
     return TraceReading(trajectory, directory, tuple(screens), tuple(texts), tuple(changes), evidence)
 
