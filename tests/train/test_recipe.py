@@ -12,12 +12,14 @@ import pytest
 import torch
 from safetensors.torch import load_file, save_file
 
-from uivenus.train.config import ConfigError, from_dict
+from uivenus.train.config import ConfigError, from_dict, load_config
 from uivenus.train.merge import MergeError, average_checkpoints
 from uivenus.train.plots import PlotError, plot_metrics, read_metrics
 from uivenus.train.recipe import (
-    MODELS, PLOT_FILE, RESULTS_FILE, TABLE_FILE, RecipeConfig, results_table, run_recipe, summarise,
+    MODELS, PLOT_FILE, RESULTS_FILE, TABLE_FILE, RecipeConfig, expert_sft_config, expert_sft_stage, results_table,
+    run_recipe, summarise,
 )
+from uivenus.train.samples import Domain
 
 TINY_RECIPE = {
     "seeds": [0, 1],
@@ -28,6 +30,7 @@ TINY_RECIPE = {
     "sft": {"lr": 0.002, "batch_size": 2, "max_steps": 2, "max_length": 2048, "log_every": 1},
     "expert": "sft",
     "expert_sft": {"max_steps": 2, "warmup_steps": 0},
+    "expert_sft_by_domain": {"web": {"max_steps": 3}},
     "mopd": {"lr": 0.0002, "batch_size": 2, "max_steps": 1, "max_length": 2048,
              "sampling": {"k": 1, "max_new_tokens": 6}, "generation_batch": 4},
     "ship_dtype": "float16",
@@ -69,15 +72,16 @@ def test_tiny_recipe_runs_every_stage_per_seed_and_a_rerun_only_reads_back(tmp_p
     # plain on-policy distillation ran without the action-aware weights: every completion token weighted
     plain = [json.loads(line) for line in (run / "seed-0" / "opd_student" / "metrics.jsonl").open()]
     assert all(r["weighted_tokens"] == 1.0 for r in plain if "weighted_tokens" in r)
-    # each expert is domain SFT on its own domain only; the multi-task baseline trains on for as many steps as the
-    # experts and a student took (2 + 2 + 1)
+    # each expert is domain SFT on its own domain only, with its own budget (web: 3 steps, grounding: the shared
+    # 2); the multi-task baseline trains on for as many steps as the experts and a student took (2 + 3 + 1)
     expert = [json.loads(line) for line in (run / "seed-0" / "expert_web" / "metrics.jsonl").open()]
-    assert max(r["step"] for r in expert) == 2 and all(r["nll_action_type"] > 0 for r in expert)
+    assert max(r["step"] for r in expert) == 3 and all(r["nll_action_type"] > 0 for r in expert)
     grounding = [json.loads(line) for line in (run / "seed-0" / "expert_grounding" / "metrics.jsonl").open()]
+    assert max(r["step"] for r in grounding) == 2
     assert all(r["nll_action_type"] == 0 for r in grounding)  # bare points: no action type in its data
-    assert saved["budget_steps"]["stages_2_3"] == 5
+    assert saved["budget_steps"]["stages_2_3"] == 6
     multitask = [json.loads(line) for line in (run / "seed-1" / "multitask_sft" / "metrics.jsonl").open()]
-    assert max(r["step"] for r in multitask) == 5
+    assert max(r["step"] for r in multitask) == 6
     # the step evaluation keeps every reply with its verdict
     replies = [json.loads(line) for line in (run / "eval" / "seed-0" / "expert_web" / "steps" / "replies.jsonl").open()]
     assert len(replies) == 2 and {r["verdict"] for r in replies} <= {"correct", "param_wrong", "type_wrong",
@@ -145,12 +149,44 @@ def test_recipe_config_rejects_stage_keys_the_recipe_sets() -> None:
         from_dict(RecipeConfig, {"rl_by_domain": {"web": {"domain": "web"}}})
     with pytest.raises(ConfigError, match=r"expert_sft must not set \['sources'\]"):
         from_dict(RecipeConfig, {"expert_sft": {"sources": []}})
+    with pytest.raises(ConfigError, match=r"expert_sft_by_domain names \['captcha'\]; the recipe's domains are "
+                                          r"grounding, web"):
+        from_dict(RecipeConfig, {"expert_sft_by_domain": {"captcha": {"max_steps": 3}}})
+    with pytest.raises(ConfigError, match=r"expert_sft_by_domain.web must not set \['seed'\]"):
+        from_dict(RecipeConfig, {"expert_sft_by_domain": {"web": {"seed": 1}}})
+    with pytest.raises(ConfigError, match=r"expert_sft_by_domain.grounding.*lr"):
+        from_dict(RecipeConfig, {"expert_sft_by_domain": {"grounding": {"lr": "fast"}}})
     with pytest.raises(ConfigError, match="expert"):
         from_dict(RecipeConfig, {"expert": "merge"})
     with pytest.raises(ConfigError, match=r"mopd must not set \['seed'\]"):
         from_dict(RecipeConfig, {"mopd": {"seed": 3}})
     with pytest.raises(ConfigError, match="each once"):
         from_dict(RecipeConfig, {"seeds": [1, 1]})
+
+
+def test_each_expert_gets_its_domains_sft_settings_over_the_shared_ones(tmp_path: Path) -> None:
+    config = from_dict(RecipeConfig, {**TINY_RECIPE, "out_dir": str(tmp_path / "run"),
+                                      "expert_sft": {"lr": 0.0003, "warmup_steps": 5, "batch_size": 8},
+                                      "expert_sft_by_domain": {"grounding": {"max_steps": 1500},
+                                                               "web": {"lr": 0.002, "max_steps": 150}}})
+    source = {"kind": "steps", "steps": "data/steps.jsonl", "weight": 0.5}
+    built = {d: expert_sft_config(config, d, tmp_path / "stage1", source, tmp_path / d.value, seed=3)
+             for d in (Domain.GROUNDING, Domain.WEB)}
+    grounding, web = built[Domain.GROUNDING], built[Domain.WEB]
+    assert (grounding.lr, grounding.max_steps) == (0.0003, 1500)
+    assert (web.lr, web.max_steps) == (0.002, 150)
+    # what neither domain overrides comes from expert_sft, then from sft; the recipe's own keys from the recipe
+    assert grounding.batch_size == web.batch_size == 8 and grounding.warmup_steps == web.warmup_steps == 5
+    assert grounding.max_length == web.max_length == TINY_RECIPE["sft"]["max_length"]
+    assert web.seed == 3 and web.out_dir == tmp_path / "web" and web.sources[0].weight is None
+    train, steps = expert_sft_stage(config, Domain.WEB, tmp_path / "stage1", source, tmp_path / "web", seed=3)
+    assert steps == 150 and callable(train)
+    # the grounded config's experts: grounding 3e-4 × 1500, steps 2e-3 × 150; multi-task SFT at the shared 3e-4
+    grounded = load_config(Path(__file__).parents[2] / "configs" / "nano_grounded.yaml", RecipeConfig)
+    experts = {d: expert_sft_config(grounded, d, tmp_path, source, tmp_path, 0) for d in (Domain.GROUNDING, Domain.WEB)}
+    assert {d: (c.lr, c.max_steps) for d, c in experts.items()} == {Domain.GROUNDING: (0.0003, 1500),
+                                                                     Domain.WEB: (0.002, 150)}
+    assert {**grounded.sft, **grounded.expert_sft}["lr"] == 0.0003
 
 
 def _checkpoint(root: Path, tensors: dict[str, torch.Tensor]) -> Path:

@@ -34,8 +34,8 @@ from uivenus.train.samples import Domain
 from uivenus.train.sft import SFTConfig
 
 __all__ = ["EXPERT_STAGES", "RecipeConfig", "RecipeResult", "ShapesData", "StepsData", "TinyModelSpec",
-           "evaluate_model", "expert_rl_stage", "expert_sft_stage", "recipe_data", "results_table", "run_recipe",
-           "ship_checkpoint", "stage_config", "summarise"]
+           "evaluate_model", "expert_rl_stage", "expert_sft_config", "expert_sft_stage", "recipe_data",
+           "results_table", "run_recipe", "ship_checkpoint", "stage_config", "summarise"]
 
 RESULTS_FILE = "recipe_results.json"
 TABLE_FILE = "recipe_table.md"
@@ -104,8 +104,9 @@ class RecipeConfig:
     `sft`) or `rl` (Stage II, `rl`); the multi-task baseline trains with the expert SFT settings on the mix.
     `mixture` (optional) gives each domain's share of the mixed stream (Stage I, Stage III, multi-task SFT), e.g.
     `{grounding: 0.5, web: 0.5}`; without it each sample comes once per epoch, so the domain with more samples
-    dominates. `rl_by_domain` overrides `rl` keys for one expert (a shallow
-    merge). `ship_to` (optional) receives the MOPD student in `ship_dtype`. Evaluation replies are cut at
+    dominates. `rl_by_domain` and `expert_sft_by_domain` override `rl` / `expert_sft` keys for one expert (a
+    shallow merge: the domains need different budgets); the multi-task baseline takes `expert_sft` without them.
+    `ship_to` (optional) receives the MOPD student in `ship_dtype`. Evaluation replies are cut at
     `eval_max_new_tokens` (the targets are a few tokens; an untrained model would ramble)."""
 
     out_dir: Path = Path("runs/nano")
@@ -118,6 +119,7 @@ class RecipeConfig:
     expert_sft: Mapping[str, Any] = field(default_factory=dict)
     rl: Mapping[str, Any] = field(default_factory=dict)
     rl_by_domain: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    expert_sft_by_domain: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     mixture: Mapping[str, float] = field(default_factory=dict)
     mopd: Mapping[str, Any] = field(default_factory=dict)
     ship_to: Path | None = None
@@ -130,7 +132,8 @@ class RecipeConfig:
         if not self.seeds or len(set(self.seeds)) != len(self.seeds):
             raise ConfigError(f"seeds must name at least one seed, each once; got {list(self.seeds)}")
         domains = {d.value for d in EXPERT_DOMAINS}
-        for key, named in (("rl_by_domain", set(self.rl_by_domain)), ("mixture", set(self.mixture))):
+        for key, named in (("rl_by_domain", set(self.rl_by_domain)),
+                           ("expert_sft_by_domain", set(self.expert_sft_by_domain)), ("mixture", set(self.mixture))):
             if named - domains:
                 raise ConfigError(f"{key} names {sorted(named - domains)}; the recipe's domains are "
                                   f"{', '.join(sorted(domains))}")
@@ -139,7 +142,9 @@ class RecipeConfig:
                               f"got {dict(self.mixture)}")
         stages = {"sft": (SFTConfig, self.sft), "expert_sft": (SFTConfig, {**self.sft, **self.expert_sft}),
                   "rl": (RLConfig, self.rl), "mopd": (MOPDConfig, self.mopd),
-                  **{f"rl_by_domain.{d}": (RLConfig, settings) for d, settings in self.rl_by_domain.items()}}
+                  **{f"rl_by_domain.{d}": (RLConfig, settings) for d, settings in self.rl_by_domain.items()},
+                  **{f"expert_sft_by_domain.{d}": (SFTConfig, {**self.sft, **self.expert_sft, **settings})
+                     for d, settings in self.expert_sft_by_domain.items()}}
         for stage, (cls, settings) in stages.items():
             taken = sorted(set(settings) & set(_RECIPE_KEYS))
             if taken:
@@ -362,16 +367,23 @@ def _plot(summary: Mapping[str, Mapping[str, Mapping[str, float]]], out: Path) -
 
 # --- the run --------------------------------------------------------------------------------------
 
+def expert_sft_config(config: RecipeConfig, domain: Domain, stage1: Path, source: Mapping[str, Any], out: Path,
+                      seed: int) -> SFTConfig:
+    """The domain-SFT expert's stage config: `expert_sft_by_domain` over `expert_sft` over `sft`, from `stage1` on
+    `source` alone."""
+    settings = {**config.sft, **config.expert_sft, **config.expert_sft_by_domain.get(domain.value, {})}
+    return stage_config(SFTConfig, settings, f"expert_sft ({domain.value})", model=str(stage1), out_dir=str(out),
+                        sources=[{k: v for k, v in source.items() if k != "weight"}], seed=seed,
+                        progress=config.progress)
+
+
 def expert_sft_stage(config: RecipeConfig, domain: Domain, stage1: Path, source: Mapping[str, Any], out: Path,
                      seed: int) -> tuple[Callable[[], Path], int]:
-    """A domain-SFT expert from `stage1` on `source` alone (`expert_sft` over `sft`): the run to call and its
-    optimizer steps, so a caller can time it and count the budget."""
+    """A domain-SFT expert (`expert_sft_config`): the run to call and its optimizer steps, so a caller can time it
+    and count the budget."""
     from uivenus.train.sft import train_sft
 
-    sft = stage_config(SFTConfig, {**config.sft, **config.expert_sft}, f"expert_sft ({domain.value})",
-                       model=str(stage1), out_dir=str(out),
-                       sources=[{k: v for k, v in source.items() if k != "weight"}], seed=seed,
-                       progress=config.progress)
+    sft = expert_sft_config(config, domain, stage1, source, out, seed)
     return lambda: train_sft(sft), sft.max_steps or 0
 
 
