@@ -112,6 +112,12 @@ def test_reset_applies_app_state_and_state_reads_it(web_env: BrowserEnv, pages_s
         web_env.app_state()
 
 
+def test_reset_waits_for_an_app_that_sets_up_late(web_env: BrowserEnv, pages_server: SandboxServer) -> None:
+    obs = web_env.reset(page_task(pages_server, page="late_app.html", app_state={"field": "applied"}))
+    assert web_env.app_state() == {"field": "applied"}
+    assert obs.text is not None and "applied" in obs.text  # set up before the first screen was captured
+
+
 def test_reset_of_a_missing_page_is_a_setup_error(web_env: BrowserEnv, pages_server: SandboxServer) -> None:
     with pytest.raises(SetupError, match="HTTP 404"):
         web_env.reset(page_task(pages_server, page="no-such-page.html"))

@@ -359,13 +359,22 @@ class BrowserEnv(PageActions, EnvBase):
             raise SetupError(f"task {task.id}: {url} answered HTTP {response.status}; check the task's url")
         app_state = task.setup.get("app_state")
         if app_state is not None:
-            try:
-                page.wait_for_function(_JS_HAS_APP.source, timeout=cfg.action_timeout_s * 1000)
-            except PlaywrightTimeout:
+            if not self._app_ready(session):
                 raise SetupError(f"task {task.id}: {url} defines no window.uivenus.setup() after "
-                                 f"{cfg.action_timeout_s}s; app_state needs a sandbox app page") from None
-            page.evaluate(_JS_SETUP.source, json.loads(json.dumps(app_state, default=dict)))
+                                 f"{cfg.action_timeout_s}s; app_state needs a sandbox app page")
+            _run(session, _JS_SETUP, json.loads(json.dumps(app_state, default=dict)))
         self._settle(session)
+
+    def _app_ready(self, session: Session) -> bool:
+        """Wait (bounded by the action timeout) until the page defines `window.uivenus.setup()`. Polled over
+        DevTools (`_run`): Playwright's `wait_for_function` first injects its 350 kB selector engine into every new
+        document, which a collection worker paid on each episode's reset (issue 17)."""
+        deadline = time.monotonic() + self.config.action_timeout_s
+        while not _run(session, _JS_HAS_APP):
+            if time.monotonic() >= deadline:
+                return False
+            session.page.wait_for_timeout(20)
+        return True
 
     def _fresh_session(self) -> Session:
         """A new context and page (the last episode's context closed): nothing of an earlier episode in them."""
@@ -404,7 +413,7 @@ class BrowserEnv(PageActions, EnvBase):
         origin = _origin(page.url)
         if page.is_closed() or len(context.pages) != 1 or origin is None or origin != _origin(task.url):
             return None
-        page.evaluate(_JS_WIPE_PAGE.source)
+        _run(session, _JS_WIPE_PAGE)
         session.touch.cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
         context.clear_cookies()
         context.unroute("**/*")
