@@ -9,7 +9,8 @@ Three executors, one per need, named in `EXECUTORS`:
 
 - `serial`: everything in this process, one job after another (debugging, tracebacks where they happen);
 - `process` (the default): a pool of `workers` processes started with *spawn* (a clean interpreter each: no
-  forked Playwright or X connections);
+  forked Playwright or X connections); with several workers and a core for each, each worker and everything it
+  starts (its browser's processes) keeps to its own core (`pin`);
 - `ray`: `workers` Ray actors, on a local Ray instance started for the run or on a cluster (`address`); every node
   needs `uivenus` installed.
 
@@ -135,11 +136,28 @@ class SerialExecutor(_Closing):
 _POOL_WORKER: _Worker | None = None
 
 
-def _start_pool_worker() -> None:
-    """Pool initializer: this process's worker, closed by multiprocessing's exit hook when the pool shuts down."""
+def pool_cores(workers: int, pin: bool | None = None) -> tuple[int, ...]:
+    """The cores the pool's workers are pinned to, one per worker in start order (empty: no pinning).
+
+    `pin=None` (auto) pins only when 1 < `workers` <= the cores this process may use: each worker's browser then
+    keeps its threads on one core's caches instead of migrating between cores (issue 17); one worker may use every
+    core, and more workers than cores would share them anyway. `pin=True` pins round-robin whatever the count.
+    """
+    cores = tuple(sorted(os.sched_getaffinity(0)))
+    wanted = 1 < workers <= len(cores) if pin is None else pin
+    return tuple(cores[i % len(cores)] for i in range(workers)) if wanted else ()
+
+
+def _start_pool_worker(cores: tuple[int, ...] = (), started: Any = None) -> None:
+    """Pool initializer: this process's worker, closed by multiprocessing's exit hook when the pool shuts down;
+    pinned, before it launches anything, to the next of `cores` (`started` counts the workers begun so far)."""
     from multiprocessing import util
 
     global _POOL_WORKER
+    if cores:
+        with started.get_lock():
+            index, started.value = started.value, started.value + 1
+        os.sched_setaffinity(0, {cores[index % len(cores)]})  # threads and processes started later inherit it
     _POOL_WORKER = _Worker(f"process-{os.getpid()}")
     util.Finalize(_POOL_WORKER, _POOL_WORKER.close, exitpriority=10)
 
@@ -151,14 +169,15 @@ def _run_in_pool(fn: JobFn, job: Any) -> Any:
 
 
 class ProcessPoolExecutorBackend(_Closing):
-    """`workers` spawned processes, started on the first `map` and kept (with their environments) until `close`."""
+    """`workers` spawned processes, started on the first `map` and kept (with their environments) until `close`;
+    `pin` says whether each keeps to a core of its own (`pool_cores`; None: when there is one for each)."""
 
     name = "process"
 
-    def __init__(self, workers: int = 1) -> None:
+    def __init__(self, workers: int = 1, pin: bool | None = None) -> None:
         if workers < 1:
             raise ExecutorError(f"workers must be at least 1, got {workers}")
-        self.workers = workers
+        self.workers, self.pin = workers, pin
         self._pool: Any = None
 
     def _started(self) -> Any:
@@ -166,8 +185,9 @@ class ProcessPoolExecutorBackend(_Closing):
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_start_pool_worker)
+            spawn = multiprocessing.get_context("spawn")
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=spawn, initializer=_start_pool_worker,
+                                             initargs=(pool_cores(self.workers, self.pin), spawn.Value("i", 0)))
         return self._pool
 
     def map(self, fn: JobFn, jobs: Iterable[Any]) -> Iterator[Any]:
