@@ -17,7 +17,7 @@ from uivenus.tasks.catalog import Catalog, FunctionCall
 from uivenus.tasks.catalog_docs import bundled_docs, catalog_from_docs
 from uivenus.tasks.collect import Collector
 from uivenus.tasks.executors import (
-    EXECUTORS, Executor, ExecutorError, ProcessPoolExecutorBackend, RayExecutor, make_executor, pool_cores,
+    EXECUTORS, Executor, ExecutorError, ProcessPoolExecutorBackend, RayExecutor, make_executor,
 )
 from uivenus.tasks.functions import app_model
 from uivenus.tasks.phrasing import compose, phrase_call
@@ -94,30 +94,6 @@ def test_executor_names_and_arguments_are_checked() -> None:
         make_executor("serial", 2)
     with pytest.raises(ExecutorError, match="at least 1"):
         ProcessPoolExecutorBackend(0)
-
-
-def test_pinning_gives_each_pool_worker_a_core_only_when_there_is_one_for_each() -> None:
-    cores = sorted(os.sched_getaffinity(0))
-    assert pool_cores(1) == ()  # one worker may use every core
-    assert pool_cores(len(cores) + 1) == ()  # more workers than cores share them anyway
-    assert pool_cores(1, pin=True) == (cores[0],)
-    assert pool_cores(2, pin=False) == ()
-    if len(cores) >= 2:
-        assert pool_cores(2) == tuple(cores[:2])
-
-
-def test_pinned_pool_workers_and_what_they_start_keep_to_their_own_core(jobs: ModuleType) -> None:
-    with ProcessPoolExecutorBackend(2, pin=True) as executor:
-        results = list(executor.map(jobs.cores, range(6)))
-    by_worker = {r["pid"]: r for r in results}
-    assert len(by_worker) == 2, "both workers should have taken jobs"
-    assert sorted(r["cores"][0] for r in by_worker.values()) == sorted(pool_cores(2, pin=True))
-    for result in results:
-        assert len(result["cores"]) == 1
-        assert result["child"] == str(result["cores"])  # the processes a worker starts inherit its core
-    with ProcessPoolExecutorBackend(2, pin=False) as executor:
-        unpinned = list(executor.map(jobs.cores, range(2)))
-    assert all(r["cores"] == sorted(os.sched_getaffinity(0)) for r in unpinned)
 
 
 def _task(catalog: Catalog, key: str, **params: object) -> SynthTask:

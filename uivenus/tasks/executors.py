@@ -11,8 +11,8 @@ Three executors, one per need, named in `EXECUTORS`:
 - `process` (the default): a pool of `workers` processes started with *spawn* (a clean interpreter each: no
   forked Playwright or X connections); with several workers and a core for each, each worker and everything it
   starts (its browser's processes) keeps to its own core (`pin`);
-- `ray`: `workers` Ray actors, on a local Ray instance started for the run or on a cluster (`address`); every node
-  needs `uivenus` installed.
+- `ray`: `workers` Ray actors, on a local Ray instance started for the run (pinned as the pool's workers are) or on
+  a cluster (`address`); every node needs `uivenus` installed.
 
 `map(fn, jobs)` yields results as jobs complete, not in job order: a caller that needs an order sorts by a key
 the results carry.
@@ -85,7 +85,9 @@ class Executor(Protocol):
 class _Worker:
     """One worker's side of every executor: a context kept across jobs (a Ray actor class, or a pool process's global)."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, core: int | None = None) -> None:
+        if core is not None:  # before anything is launched: the threads and processes started later inherit it
+            os.sched_setaffinity(0, {core})
         self.context = WorkerContext(name)
 
     def run(self, fn: JobFn, job: Any) -> Any:
@@ -143,6 +145,8 @@ def pool_cores(workers: int, pin: bool | None = None) -> tuple[int, ...]:
     keeps its threads on one core's caches instead of migrating between cores (issue 17); one worker may use every
     core, and more workers than cores would share them anyway. `pin=True` pins round-robin whatever the count.
     """
+    if not hasattr(os, "sched_setaffinity"):  # Linux only: elsewhere the workers share the cores as before
+        return ()
     cores = tuple(sorted(os.sched_getaffinity(0)))
     wanted = 1 < workers <= len(cores) if pin is None else pin
     return tuple(cores[i % len(cores)] for i in range(workers)) if wanted else ()
@@ -154,11 +158,12 @@ def _start_pool_worker(cores: tuple[int, ...] = (), started: Any = None) -> None
     from multiprocessing import util
 
     global _POOL_WORKER
+    core = None
     if cores:
         with started.get_lock():
             index, started.value = started.value, started.value + 1
-        os.sched_setaffinity(0, {cores[index % len(cores)]})  # threads and processes started later inherit it
-    _POOL_WORKER = _Worker(f"process-{os.getpid()}")
+        core = cores[index % len(cores)]
+    _POOL_WORKER = _Worker(f"process-{os.getpid()}", core)
     util.Finalize(_POOL_WORKER, _POOL_WORKER.close, exitpriority=10)
 
 
@@ -225,15 +230,16 @@ class RayExecutor(_Closing):
 
     `address=None` starts a local Ray instance for this executor (no dashboard, worker logs kept out of the
     terminal) and stops it on `close`; an address (`auto`, `HOST:PORT`, `ray://HOST:10001`) joins a running
-    cluster and only disconnects on `close`. A Ray already initialised in this process is used as it is.
+    cluster and only disconnects on `close`. A Ray already initialised in this process is used as it is. On the
+    local instance it starts, the actors are pinned to cores as the process pool's workers are (`pin`, `pool_cores`).
     """
 
     name = "ray"
 
-    def __init__(self, address: str | None = None, workers: int = 1) -> None:
+    def __init__(self, address: str | None = None, workers: int = 1, pin: bool | None = None) -> None:
         if workers < 1:
             raise ExecutorError(f"workers must be at least 1, got {workers}")
-        self.address, self.workers = address, workers
+        self.address, self.workers, self.pin = address, workers, pin
         self._actors: list[Any] = []
         self._owns_ray = False
 
@@ -256,7 +262,9 @@ class RayExecutor(_Closing):
                                     ) from exc
             self._owns_ray = True
         actor = ray.remote(num_cpus=1, max_restarts=0, runtime_env=_AT_DRIVER_PRIORITY)(_Worker)
-        self._actors = [actor.remote(f"ray-{i}") for i in range(self.workers)]
+        local = self._owns_ray and self.address is None  # a cluster's nodes and their cores are Ray's to place
+        cores = pool_cores(self.workers, self.pin) if local else ()
+        self._actors = [actor.remote(f"ray-{i}", cores[i] if cores else None) for i in range(self.workers)]
         return self._actors
 
     def map(self, fn: JobFn, jobs: Iterable[Any]) -> Iterator[Any]:
