@@ -35,3 +35,15 @@ def niceness(context: WorkerContext, job: int) -> int:
 
 def fail(context: WorkerContext, job: int) -> None:
     raise ValueError(f"job {job} cannot be done")
+
+
+def cores(context: WorkerContext, job: int) -> dict[str, Any]:
+    """The cores this worker may run on, and those a process it starts may (a browser's are started that way)."""
+    import subprocess
+    import sys
+    import time
+
+    time.sleep(0.3)  # long enough that the other worker takes the next job
+    child = subprocess.run([sys.executable, "-c", "import os; print(sorted(os.sched_getaffinity(0)))"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    return {"pid": os.getpid(), "cores": sorted(os.sched_getaffinity(0)), "child": child}

@@ -9,9 +9,10 @@ Three executors, one per need, named in `EXECUTORS`:
 
 - `serial`: everything in this process, one job after another (debugging, tracebacks where they happen);
 - `process` (the default): a pool of `workers` processes started with *spawn* (a clean interpreter each: no
-  forked Playwright or X connections);
-- `ray`: `workers` Ray actors, on a local Ray instance started for the run or on a cluster (`address`); every node
-  needs `uivenus` installed.
+  forked Playwright or X connections); with several workers and a core for each, each worker and everything it
+  starts (its browser's processes) keeps to its own core (`pin`);
+- `ray`: `workers` Ray actors, on a local Ray instance started for the run (pinned as the pool's workers are) or on
+  a cluster (`address`); every node needs `uivenus` installed.
 
 `map(fn, jobs)` yields results as jobs complete, not in job order: a caller that needs an order sorts by a key
 the results carry.
@@ -85,7 +86,9 @@ class _Worker:
     """One worker's side of every executor: a context kept across jobs (a Ray actor class, or a pool process's
     global)."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, core: int | None = None) -> None:
+        if core is not None:  # before anything is launched: the threads and processes started later inherit it
+            os.sched_setaffinity(0, {core})
         self.context = WorkerContext(name)
 
     def run(self, fn: JobFn, job: Any) -> Any:
@@ -136,12 +139,32 @@ class SerialExecutor(_Closing):
 _POOL_WORKER: _Worker | None = None
 
 
-def _start_pool_worker() -> None:
-    """Pool initializer: this process's worker, closed by multiprocessing's exit hook when the pool shuts down."""
+def pool_cores(workers: int, pin: bool | None = None) -> tuple[int, ...]:
+    """The cores the pool's workers are pinned to, one per worker in start order (empty: no pinning).
+
+    `pin=None` (auto) pins only when 1 < `workers` <= the cores this process may use: each worker's browser then
+    keeps its threads on one core's caches instead of migrating between cores (issue 17); one worker may use every
+    core, and more workers than cores would share them anyway. `pin=True` pins round-robin whatever the count.
+    """
+    if not hasattr(os, "sched_setaffinity"):  # Linux only: elsewhere the workers share the cores as before
+        return ()
+    cores = tuple(sorted(os.sched_getaffinity(0)))
+    wanted = 1 < workers <= len(cores) if pin is None else pin
+    return tuple(cores[i % len(cores)] for i in range(workers)) if wanted else ()
+
+
+def _start_pool_worker(cores: tuple[int, ...] = (), started: Any = None) -> None:
+    """Pool initializer: this process's worker, closed by multiprocessing's exit hook when the pool shuts down;
+    pinned, before it launches anything, to the next of `cores` (`started` counts the workers begun so far)."""
     from multiprocessing import util
 
     global _POOL_WORKER
-    _POOL_WORKER = _Worker(f"process-{os.getpid()}")
+    core = None
+    if cores:
+        with started.get_lock():
+            index, started.value = started.value, started.value + 1
+        core = cores[index % len(cores)]
+    _POOL_WORKER = _Worker(f"process-{os.getpid()}", core)
     util.Finalize(_POOL_WORKER, _POOL_WORKER.close, exitpriority=10)
 
 
@@ -152,14 +175,15 @@ def _run_in_pool(fn: JobFn, job: Any) -> Any:
 
 
 class ProcessPoolExecutorBackend(_Closing):
-    """`workers` spawned processes, started on the first `map` and kept (with their environments) until `close`."""
+    """`workers` spawned processes, started on the first `map` and kept (with their environments) until `close`;
+    `pin` says whether each keeps to a core of its own (`pool_cores`; None: when there is one for each)."""
 
     name = "process"
 
-    def __init__(self, workers: int = 1) -> None:
+    def __init__(self, workers: int = 1, pin: bool | None = None) -> None:
         if workers < 1:
             raise ExecutorError(f"workers must be at least 1, got {workers}")
-        self.workers = workers
+        self.workers, self.pin = workers, pin
         self._pool: Any = None
 
     def _started(self) -> Any:
@@ -167,8 +191,9 @@ class ProcessPoolExecutorBackend(_Closing):
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_start_pool_worker)
+            spawn = multiprocessing.get_context("spawn")
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=spawn, initializer=_start_pool_worker,
+                                             initargs=(pool_cores(self.workers, self.pin), spawn.Value("i", 0)))
         return self._pool
 
     def map(self, fn: JobFn, jobs: Iterable[Any]) -> Iterator[Any]:
@@ -206,15 +231,16 @@ class RayExecutor(_Closing):
 
     `address=None` starts a local Ray instance for this executor (no dashboard, worker logs kept out of the
     terminal) and stops it on `close`; an address (`auto`, `HOST:PORT`, `ray://HOST:10001`) joins a running
-    cluster and only disconnects on `close`. A Ray already initialised in this process is used as it is.
+    cluster and only disconnects on `close`. A Ray already initialised in this process is used as it is. On the
+    local instance it starts, the actors are pinned to cores as the process pool's workers are (`pin`, `pool_cores`).
     """
 
     name = "ray"
 
-    def __init__(self, address: str | None = None, workers: int = 1) -> None:
+    def __init__(self, address: str | None = None, workers: int = 1, pin: bool | None = None) -> None:
         if workers < 1:
             raise ExecutorError(f"workers must be at least 1, got {workers}")
-        self.address, self.workers = address, workers
+        self.address, self.workers, self.pin = address, workers, pin
         self._actors: list[Any] = []
         self._owns_ray = False
 
@@ -237,7 +263,9 @@ class RayExecutor(_Closing):
                                     ) from exc
             self._owns_ray = True
         actor = ray.remote(num_cpus=1, max_restarts=0, runtime_env=_AT_DRIVER_PRIORITY)(_Worker)
-        self._actors = [actor.remote(f"ray-{i}") for i in range(self.workers)]
+        local = self._owns_ray and self.address is None  # a cluster's nodes and their cores are Ray's to place
+        cores = pool_cores(self.workers, self.pin) if local else ()
+        self._actors = [actor.remote(f"ray-{i}", cores[i] if cores else None) for i in range(self.workers)]
         return self._actors
 
     def map(self, fn: JobFn, jobs: Iterable[Any]) -> Iterator[Any]:
