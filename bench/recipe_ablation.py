@@ -1,6 +1,7 @@
 """One ablation of the miniature recipe's MOPD student (docs/results/recipe-shapes/README.md), into
-RUN/ablations/NAME (`--run`, default runs/recipe-shapes, trained with `--config`, default configs/nano.yaml), then
-the recipe's own held-out evaluation. Needs the finished run there.
+RUN/ablations/NAME (`--run`, default runs/recipe-shapes, trained with `--config`, default configs/nano.yaml; or
+OUT/NAME with `--out OUT`, to leave a run that is not yours read-only), then the recipe's own held-out evaluation.
+Needs the finished run there.
 
 By default a MOPD student: the committed run's `mopd` settings with KEY=VALUE overrides, from Stage I (the committed
 run's, or another with --stage1), seed 0's experts as teachers (or `--teachers DIR`, which holds `expert_grounding`
@@ -56,7 +57,7 @@ def _override(settings: dict[str, Any], overrides: dict[str, object]) -> dict[st
 
 
 def main(name: str, overrides: dict[str, object], config_path: Path, run: Path, stage1: Path | None,
-         teachers: Path | None, train_stage1: bool, train_expert: str | None) -> None:
+         teachers: Path | None, train_stage1: bool, train_expert: str | None, out_root: Path | None = None) -> None:
     torch.set_num_threads(1)
     config = from_dict(RecipeConfig, yaml.safe_load(config_path.read_text()) | {"out_dir": str(run)})
     stage1 = stage1 or _last_checkpoint(run / "stage1")
@@ -65,7 +66,7 @@ def main(name: str, overrides: dict[str, object], config_path: Path, run: Path, 
     sources = {"grounding": {"kind": "grounding", "annotations": str(paths["grounding_train"]), "frame_kind": "rel",
                              "weight": config.mixture["grounding"]},
                "web": {"kind": "steps", "steps": str(paths["steps_train"]), "weight": config.mixture["web"]}}
-    out = run / "ablations" / name
+    out = (out_root or run / "ablations") / name
     seed = int(overrides.pop("seed", config.model.seed))
     if train_stage1:
         sft = stage_config(SFTConfig, _override(dict(config.sft), overrides), "sft", model=str(run / "base"),
@@ -92,10 +93,11 @@ if __name__ == "__main__":
     parser.add_argument("--run", type=Path, default=Path("runs/recipe-shapes"), help="the finished recipe run")
     parser.add_argument("--stage1", type=Path, help="the student's (or expert's) starting model (default: the run's "
                         "Stage I)")
+    parser.add_argument("--out", type=Path, help="where NAME goes (default: RUN/ablations)")
     parser.add_argument("--teachers", type=Path, help="holds expert_grounding, expert_web (default: RUN/seed-0)")
     what = parser.add_mutually_exclusive_group()
     what.add_argument("--train-stage1", action="store_true", help="train a Stage I instead of a student")
     what.add_argument("--train-expert", choices=("grounding", "web"), help="train this domain's expert instead")
     args = parser.parse_intermixed_args()
     main(args.name, {k: yaml.safe_load(v) for k, v in (a.split("=", 1) for a in args.overrides)}, args.config,
-         args.run, args.stage1, args.teachers, args.train_stage1, args.train_expert)
+         args.run, args.stage1, args.teachers, args.train_stage1, args.train_expert, args.out)

@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from uivenus.train.losses import (
-    ActionCorrectness, ActionWeights, LossError, action_aware_weights, clipped_pg_loss, group_advantages, kl_penalty,
-    mopd_loss, reverse_kl_advantages, sequence_mean, truncated_importance_weights,
+    ActionCorrectness, ActionWeights, LossError, action_aware_weights, clipped_pg_loss, full_reverse_kl,
+    group_advantages, kl_penalty, mopd_loss, reverse_kl_advantages, sequence_mean, truncated_importance_weights,
 )
 from uivenus.train.spans import TokenSpans
 
@@ -241,3 +241,92 @@ def test_eq1_pushes_harder_than_plain_distillation_where_the_action_is_wrong() -
                                                    "rest": 0.0})
     assert figures["unparseable"] == pytest.approx({"param": 1.0, "type": 1.0, "think": 1.0, "rest": 1.0})
     assert reply["unparseable"] == pytest.approx(1.0)
+
+
+# --- the full-vocabulary divergence ---------------------------------------------------------------
+
+def _full_loss(logits: torch.Tensor, teacher_log_dist: torch.Tensor, tokens: torch.Tensor, mask: torch.Tensor,
+               weights: torch.Tensor | None = None, sampler_logp: torch.Tensor | None = None,
+               ) -> tuple[torch.Tensor, torch.Tensor]:
+    """(loss, ∇ w.r.t. the student's logits (B, L, V)) of MOPD with divergence "full" on sampled `tokens`."""
+    theta = logits.detach().clone().requires_grad_()
+    log_dist = theta.log_softmax(-1)
+    logp = log_dist.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
+    teacher_logp = teacher_log_dist.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
+    sampler = logp.detach() if sampler_logp is None else sampler_logp
+    loss = mopd_loss(logp, teacher_logp, sampler, mask, weights, divergence="full", student_log_dist=log_dist,
+                     teacher_log_dist=teacher_log_dist)
+    (grad,) = torch.autograd.grad(loss, theta)
+    return loss.detach(), grad
+
+
+def test_full_reverse_kl_equals_the_hand_computed_sum_over_the_vocabulary() -> None:
+    student = [[[0.2] * 5, [0.5, 0.2, 0.1, 0.1, 0.1], [0.05, 0.05, 0.1, 0.3, 0.5]],
+               [[0.1, 0.2, 0.3, 0.2, 0.2], [0.6, 0.1, 0.1, 0.1, 0.1], [0.2] * 5]]
+    teacher = [[[0.5, 0.125, 0.125, 0.125, 0.125], [0.5, 0.2, 0.1, 0.1, 0.1], [0.5, 0.3, 0.1, 0.05, 0.05]],
+               [[0.2] * 5, [0.1, 0.1, 0.1, 0.1, 0.6], [0.9, 0.025, 0.025, 0.025, 0.025]]]
+    p, q = torch.tensor(student).log(), torch.tensor(teacher).log()
+    kl = full_reverse_kl(p, q)
+    # position (0, 0): Σ 0.2·(log 0.2 − log q_v) = log 0.2 − 0.2·(log 0.5 + 4·log 0.125) = log 0.2 + 2.6·log 2
+    assert kl[0, 0].item() == pytest.approx(math.log(0.2) + 2.6 * math.log(2), rel=1e-5)
+    assert kl[0, 1].item() == pytest.approx(0.0, abs=1e-6)  # the same distribution
+    # position (1, 1): 0.6·log(0.6/0.1) + 4·0.1·log(0.1/0.1) + ... and 0.1·log(0.1/0.6) on the last token
+    assert kl[1, 1].item() == pytest.approx(0.6 * math.log(6) + 0.1 * math.log(1 / 6), rel=1e-5)
+    by_hand = [[sum(a * math.log(a / b) for a, b in zip(ps, qs)) for ps, qs in zip(row_p, row_q)]
+               for row_p, row_q in zip(student, teacher)]
+    assert kl.tolist() == [pytest.approx(row, rel=1e-5) for row in by_hand]
+    # the loss: each reply's token mean (the second's last position is padding), then the mean over replies
+    mask = torch.tensor([[1, 1, 1], [1, 1, 0]])
+    tokens = torch.zeros(2, 3, dtype=torch.long)
+    loss = mopd_loss(p[..., 0], q[..., 0], p[..., 0], mask, divergence="full", student_log_dist=p,
+                     teacher_log_dist=q)
+    assert loss.item() == pytest.approx((sum(by_hand[0]) / 3 + sum(by_hand[1][:2]) / 2) / 2, rel=1e-5)
+    loss_again, _ = _full_loss(p, q, tokens, mask)
+    assert loss_again.item() == pytest.approx(loss.item(), rel=1e-6)
+
+
+def test_full_kl_gradient_is_zero_at_the_teacher_and_points_toward_it_elsewhere() -> None:
+    torch.manual_seed(2)
+    logits, tokens, mask = torch.randn(2, 3, 5), torch.randint(0, 5, (2, 3)), torch.ones(2, 3)
+    _, at_teacher = _full_loss(logits, logits.log_softmax(-1), tokens, mask)
+    assert at_teacher.abs().max().item() < 1e-7
+    teacher = torch.randn(2, 3, 5).log_softmax(-1)
+    loss, grad = _full_loss(logits, teacher, tokens, mask)
+    student = logits.log_softmax(-1)
+    # −∇ has a positive component along log π_T − log π_θ at each position: Var_π_θ(log π_θ/π_T) > 0
+    toward = (-grad * (teacher - student)).sum(-1)
+    assert bool((toward > 0).all()), toward
+    # the closed form ∂KL/∂z = π_θ(log π_θ/π_T − KL), over the 6 positions of the sequence mean
+    kl = full_reverse_kl(student, teacher).unsqueeze(-1)
+    assert torch.allclose(grad, student.exp() * (student - teacher - kl) / 6, atol=1e-6)
+    stepped, _ = _full_loss(logits - 0.5 * grad, teacher, tokens, mask)
+    assert stepped < loss  # a small step down the gradient brings the student nearer the teacher
+
+
+def test_action_aware_and_importance_weights_scale_the_full_kl_per_token_as_in_the_sampled_form() -> None:
+    torch.manual_seed(0)
+    logits, teacher = torch.randn(1, 17, 11), torch.randn(1, 17, 11).log_softmax(-1)
+    tokens = torch.distributions.Categorical(logits=logits).sample()
+    mask = torch.tensor([REAL], dtype=torch.bool)
+    _, plain = _full_loss(logits, teacher, tokens, mask)
+    assert plain[0, :16].norm(dim=-1).min() > 0 and plain[0, 16].abs().max() == 0  # padding carries nothing
+    spans = _spans(1)
+    for kind in ActionCorrectness:
+        weights = action_aware_weights(spans, [kind], ActionWeights())
+        _, grad = _full_loss(logits, teacher, tokens, mask, weights)
+        assert torch.allclose(grad, weights[0, :, None] * plain, atol=1e-7), kind
+    # the truncated importance weight sg[π_θ/μ] multiplies each position, and drops it outside [0.5, 2]
+    logp = logits.log_softmax(-1).gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
+    shift = torch.tensor([[0.0, 0.3, -0.3, 1.0, -1.0] + [0.0] * 12])
+    _, grad = _full_loss(logits, teacher, tokens, mask, sampler_logp=logp - shift)
+    ratio = truncated_importance_weights(logp, logp - shift)
+    assert ratio[0, 3] == 0 and ratio[0, 4] == 0 and ratio[0, 1] == pytest.approx(math.exp(0.3))
+    assert torch.allclose(grad, ratio[0, :, None] * plain, atol=1e-7)
+
+
+def test_mopd_loss_names_an_unknown_divergence_and_the_distributions_the_full_one_needs() -> None:
+    logp = torch.randn(1, 3).log_softmax(-1)
+    with pytest.raises(LossError, match="sampled, full"):
+        mopd_loss(logp, logp, logp, torch.ones(1, 3), divergence="forward")
+    with pytest.raises(LossError, match="needs the student's and the teacher's log-distributions"):
+        mopd_loss(logp, logp, logp, torch.ones(1, 3), divergence="full")

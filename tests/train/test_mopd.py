@@ -233,7 +233,31 @@ def _reverse_kl(student: Path, loss: MOPDLoss, rollouts: list[Rollout]) -> float
     return float((kl * mask).sum() / mask.sum())
 
 
-def test_reverse_kl_to_the_teacher_falls_in_a_few_steps(models: tuple[Path, Path], tmp_path: Path) -> None:
+def test_the_full_divergence_takes_the_exact_kl_to_each_domains_hinted_teacher(models: tuple[Path, Path]) -> None:
+    student, teacher = models
+    loss_fn = _loss(student, teacher, divergence="full", hint=True)
+    model = load_model(student, "float32")
+    torch.manual_seed(3)
+    rollouts = ModelSampler(model, loss_fn.processor, SamplingConfig(k=2, max_new_tokens=6)).sample(
+        [_sample("a", CLICK), _sample("b", CLICK, (64, 128))])
+    width = max(len(r.completion_ids) for r in rollouts)
+    dists = loss_fn.teacher_logps(rollouts, width, "cpu", distributions=True)
+    ids = encode_rollouts(loss_fn.processor, rollouts).input_ids[:, -width:]
+    sampled = loss_fn.teacher_logps(rollouts, width, "cpu")
+    # the same teacher, prompts (hinted) and alignment as the sampled form's
+    assert torch.allclose(dists.gather(-1, ids.unsqueeze(-1)).squeeze(-1), sampled, atol=1e-5)
+    loss, metrics = loss_fn.loss(model, rollouts)
+    exact = _reverse_kl(student, loss_fn, rollouts)
+    assert metrics["full_kl"] == pytest.approx(exact, rel=1e-4) and exact > 0.01
+    if metrics["unparseable"] == 1.0:  # every token weighted 1, importance weights ≈ 1: the loss is about the KL
+        assert float(loss.detach()) == pytest.approx(metrics["full_kl"], rel=1e-2)
+    loss.backward()
+    assert any(p.grad is not None and torch.count_nonzero(p.grad) > 0 for p in model.parameters())
+
+
+@pytest.mark.parametrize("divergence", ["sampled", "full"])
+def test_reverse_kl_to_the_teacher_falls_in_a_few_steps(models: tuple[Path, Path], tmp_path: Path,
+                                                        divergence: str) -> None:
     student, teacher = models
     annotations = tmp_path / "g" / "annotations.json"
     (annotations.parent / "images").mkdir(parents=True)
@@ -245,7 +269,8 @@ def test_reverse_kl_to_the_teacher_falls_in_a_few_steps(models: tuple[Path, Path
     config = MOPDConfig(model=str(student), out_dir=tmp_path / "run", teachers={"grounding": str(teacher)},
                         sources=(SourceSpec("grounding", {"annotations": str(annotations)}),), lr=1e-4,
                         max_steps=10, batch_size=2, sampling=SamplingConfig(k=8, max_new_tokens=12), resume=None,
-                        schedule="constant", shuffle_buffer=0, tensorboard=False, progress=False)
+                        schedule="constant", shuffle_buffer=0, tensorboard=False, progress=False,
+                        divergence=divergence)
     loss = MOPDLoss(config, load_processor(str(student)))
     from uivenus.train.sources import samples_from_spec
 
@@ -258,7 +283,7 @@ def test_reverse_kl_to_the_teacher_falls_in_a_few_steps(models: tuple[Path, Path
     assert after < 0.9 * before, (before, after)
     rows = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
     assert len(rows) == 10 and all(row["unparseable"] == 1.0 and row["weighted_tokens"] == 1.0 and row["skipped"] == 0
-                                   for row in rows)
+                                   and ("full_kl" in row) == (divergence == "full") for row in rows)
 
 
 def test_mopd_config_reads_yaml_strictly(tmp_path: Path) -> None:
@@ -274,16 +299,22 @@ def test_mopd_config_reads_yaml_strictly(tmp_path: Path) -> None:
         load_config(path, MOPDConfig, overrides=["sampling.k=1"])
     with pytest.raises(ConfigError, match="mobile"):
         load_config(path, MOPDConfig, overrides=["teachers.phone=x"])
+    assert config.divergence == "sampled" and load_config(path, MOPDConfig, ["divergence=full"]).divergence == "full"
+    with pytest.raises(ConfigError, match=r"divergence must be one of \['sampled', 'full'\], got 'forward'"):
+        load_config(path, MOPDConfig, overrides=["divergence=forward"])
 
 
+@pytest.mark.parametrize("divergence", ["sampled", "full"])
 @pytest.mark.parametrize("temperature", [0.5, 1.0])
 def test_at_any_sampling_temperature_fresh_samples_have_importance_weights_of_one(models: tuple[Path, Path],
-                                                                                   temperature: float) -> None:
+                                                                                   temperature: float,
+                                                                                   divergence: str) -> None:
     """The student is scored at the sampling temperature: under unchanged weights its log-probs are the sampler's,
-    so no token is truncated; the teacher too, so a teacher that is the student has no reverse KL to it."""
+    so no token is truncated; the teacher too, so a teacher that is the student has no reverse KL to it (the full
+    distributions' too)."""
     student, _ = models
-    loss_fn = _loss(student, student, hint=False, sampling=SamplingConfig(k=4, max_new_tokens=8,
-                                                                           temperature=temperature))
+    loss_fn = _loss(student, student, hint=False, divergence=divergence,
+                    sampling=SamplingConfig(k=4, max_new_tokens=8, temperature=temperature))
     model = load_model(student, "float32")
     torch.manual_seed(3)
     rollouts = ModelSampler(model, loss_fn.processor, loss_fn.config.sampling).sample(
@@ -293,3 +324,4 @@ def test_at_any_sampling_temperature_fresh_samples_have_importance_weights_of_on
     assert metrics["is_dropped"] == 0.0
     assert metrics["sampler_mismatch"] < 5e-3, metrics  # mean |log π_θ − log μ| per token: IS weights ≈ 1
     assert abs(metrics["reverse_kl"]) < 1e-5
+    assert abs(metrics.get("full_kl", 0.0)) < 1e-5

@@ -10,8 +10,10 @@ where w_t multiplies the truncated importance weight sg[π_θ/μ] (zero outside 
 action-aware weight: no signal on a response whose action is right, a push stronger than plain distillation's on
 the parameter tokens when only parameters are wrong, on the type tokens (not the now meaningless parameters) when
 the type is wrong, and a small weight on the reasoning; the push is normalised by the tokens that carry it, not
-diluted by the reply's length (`ActionWeights`). Token tensors are (batch, completion length); `mask` is 1 on real
-completion tokens, 0 on padding.
+diluted by the reply's length (`ActionWeights`). The reverse-KL term is one of `MOPD_DIVERGENCES`: "sampled" (the
+above, one token's estimate) or "full" (the exact Σ_v π_θ(v)(log π_θ(v) − log π_T(v)) at each position of the
+student's own reply, as TRL's GKD takes it), under the same weights. Token tensors are (batch, completion length);
+`mask` is 1 on real completion tokens, 0 on padding.
 """
 
 from __future__ import annotations
@@ -28,9 +30,9 @@ if TYPE_CHECKING:
     from uivenus.train.spans import TokenSpans
 
 __all__ = [
-    "ADVANTAGE_METHODS", "KL_ESTIMATORS", "ActionCorrectness", "ActionWeights", "LossError", "action_aware_weights",
-    "clipped_pg_loss", "group_advantages", "kl_penalty", "mopd_loss", "reverse_kl_advantages",
-    "sequence_mean", "truncated_importance_weights",
+    "ADVANTAGE_METHODS", "KL_ESTIMATORS", "MOPD_DIVERGENCES", "ActionCorrectness", "ActionWeights", "Divergence",
+    "LossError", "action_aware_weights", "clipped_pg_loss", "full_reverse_kl", "group_advantages", "kl_penalty",
+    "mopd_loss", "reverse_kl_advantages", "sequence_mean", "truncated_importance_weights",
 ]
 
 
@@ -223,20 +225,64 @@ def action_aware_weights(spans: TokenSpans, correctness: Sequence[ActionCorrectn
     return torch.stack(rows) * real
 
 
+def full_reverse_kl(student_log_dist: Tensor, teacher_log_dist: Tensor) -> Tensor:
+    """KL(π_θ‖π_T) = Σ_v π_θ(v)(log π_θ(v) − log π_T(v)) per position, from (B, L, V) log-distributions; exact, so
+    differentiable in the student's logits with no sampling variance (the teacher's side is a constant)."""
+    if student_log_dist.dim() != 3:
+        raise LossError(f"full_reverse_kl takes (batch, tokens, vocabulary) log-distributions, got shape "
+                        f"{tuple(student_log_dist.shape)}")
+    _check_same_shape(student_log_dist=student_log_dist, teacher_log_dist=teacher_log_dist)
+    return (student_log_dist.exp() * (student_log_dist - teacher_log_dist.detach())).sum(dim=-1)
+
+
+def _sampled_term(student_logp: Tensor, teacher_logp: Tensor) -> Tensor:
+    return -reverse_kl_advantages(teacher_logp, student_logp) * student_logp
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """A per-token reverse-KL term of Stage III (B, L) whose gradient is (an estimate of) ∇ KL(π_θ‖π_T) there.
+
+    `distributions` says what it takes: the whole (B, L, V) log-distributions, or the sampled tokens' (B, L) log-probs.
+    """
+
+    term: Callable[[Tensor, Tensor], Tensor]
+    distributions: bool
+
+
+#: "sampled": sg[log π_θ(y_t) − log π_T(y_t)]·log π_θ(y_t), the one-sample policy-gradient estimate (cheap; high
+#: variance off the teacher's support). "full": the exact per-position KL over the vocabulary (B × L × V floats).
+MOPD_DIVERGENCES: Mapping[str, Divergence] = MappingProxyType({
+    "sampled": Divergence(_sampled_term, distributions=False),
+    "full": Divergence(full_reverse_kl, distributions=True),
+})
+
+
 def mopd_loss(student_logp: Tensor, teacher_logp: Tensor, sampler_logp: Tensor, mask: Tensor,
               weights: Tensor | None = None, outcome_adv: Tensor | None = None, alpha: float = 0.0,
-              eps_low: float = 0.5, eps_high: float = 2.0) -> Tensor:
-    """L = −E[(1/|y|) Σ_t w_t · Â_t · log π_θ(y_t)] with w_t = sg[π_θ/μ]·(action-aware weight, 1 if None).
+              eps_low: float = 0.5, eps_high: float = 2.0, *, divergence: str = "sampled",
+              student_log_dist: Tensor | None = None, teacher_log_dist: Tensor | None = None) -> Tensor:
+    """L = E[(1/|y|) Σ_t w_t·(D_t − α·Â_outcome·log π_θ(y_t))], w_t = sg[π_θ/μ]·(action-aware weight, 1 if None).
 
-    Its gradient on on-policy samples is ∇ KL(π_θ‖π_T) (the Â_t term is a stop-gradient reward, and the score
-    function's expectation is zero); `outcome_adv` (B,) adds α times a sequence-level outcome advantage.
+    D_t is the `divergence`'s term (`MOPD_DIVERGENCES`). For "sampled", D_t = −sg[log π_T(y_t) − log π_θ(y_t)]·
+    log π_θ(y_t), whose gradient on on-policy samples is ∇ KL(π_θ‖π_T) (the score function's expectation is zero);
+    "full" takes the exact KL from the log-distributions (B, L, V), which it then needs. `outcome_adv` (B,) adds α
+    times a sequence-level outcome advantage as a policy-gradient term on the sampled tokens.
     """
     _check_same_shape(student_logp=student_logp, teacher_logp=teacher_logp, sampler_logp=sampler_logp, mask=mask)
-    advantage = reverse_kl_advantages(teacher_logp, student_logp)
+    chosen = MOPD_DIVERGENCES.get(divergence)
+    if chosen is None:
+        raise LossError(f"unknown divergence {divergence!r}; use one of {', '.join(MOPD_DIVERGENCES)}")
+    if chosen.distributions and (student_log_dist is None or teacher_log_dist is None):
+        raise LossError(f"divergence {divergence!r} needs the student's and the teacher's log-distributions "
+                        "(student_log_dist, teacher_log_dist)")
+    term = (chosen.term(student_log_dist, teacher_log_dist) if chosen.distributions
+            else chosen.term(student_logp, teacher_logp))
+    _check_same_shape(term=term, mask=mask)
     if outcome_adv is not None and alpha:
-        advantage = advantage + alpha * _per_token(outcome_adv, advantage).detach()
+        term = term - alpha * _per_token(outcome_adv, term).detach() * student_logp
     w = truncated_importance_weights(student_logp, sampler_logp, eps_low, eps_high)
     if weights is not None:
         _check_same_shape(weights=weights, mask=mask)
         w = w * weights.detach()
-    return -sequence_mean(w * advantage * student_logp, mask)
+    return sequence_mean(w * term, mask)

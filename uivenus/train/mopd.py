@@ -28,7 +28,8 @@ from uivenus.agent.policies.base import Message
 from uivenus.train.collate import Batch
 from uivenus.train.config import ConfigError
 from uivenus.train.losses import (
-    ActionCorrectness, ActionWeights, action_aware_weights, group_advantages, mopd_loss, sequence_mean,
+    MOPD_DIVERGENCES, ActionCorrectness, ActionWeights, action_aware_weights, full_reverse_kl, group_advantages,
+    mopd_loss, sequence_mean,
 )
 from uivenus.train.rl import frozen_model, is_sharded, unwrap
 from uivenus.train.samples import ChatSample, Domain
@@ -36,7 +37,9 @@ from uivenus.train.sampling import (
     Rollout, Sampler, SamplingConfig, batch_prompts, completion_view, encode_rollouts, make_sampler, score_rollouts,
 )
 from uivenus.train.sources import SourceSpec
-from uivenus.train.trainer import TrainConfig, Trainer, TrainError, stage_main, stream_for, token_logprobs
+from uivenus.train.trainer import (
+    TrainConfig, Trainer, TrainError, stage_main, stream_for, token_log_distributions, token_logprobs,
+)
 from uivenus.train.weight_sync import weight_sync_for
 from uivenus.verify.rewards import POINT_SCORERS, ReferenceAction, RewardWeights, action_reward
 
@@ -54,7 +57,9 @@ class MOPDConfig(TrainConfig):
     Samples of a domain without a teacher are skipped. `action_aware` False gives plain on-policy distillation
     (every completion token weighted 1); `action_weights` sets how hard each wrong case is pushed. `alpha` > 0 adds the
     outcome advantage of the action reward (`reward`, `point`), normalised over the k replies of a prompt, so it needs
-    `sampling.k` >= 2.
+    `sampling.k` >= 2. `divergence` picks the per-token reverse KL (`losses.MOPD_DIVERGENCES`): "sampled", the
+    one-token estimate, or "full", the exact KL over the whole vocabulary at each position of the student's reply
+    (B × width × V floats per model).
     """
 
     sources: tuple[SourceSpec, ...] = ()
@@ -69,6 +74,7 @@ class MOPDConfig(TrainConfig):
     generation_batch: int = 8
     reward: RewardWeights = RewardWeights()
     point: Literal["gaussian", "box"] = "gaussian"
+    divergence: str = "sampled"
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -86,6 +92,8 @@ class MOPDConfig(TrainConfig):
         if self.generation_batch < 1 or self.point not in POINT_SCORERS:
             raise ConfigError(f"generation_batch must be >= 1 and point one of {list(POINT_SCORERS)}; got "
                               f"{self.generation_batch}, {self.point!r}")
+        if self.divergence not in MOPD_DIVERGENCES:
+            raise ConfigError(f"divergence must be one of {list(MOPD_DIVERGENCES)}, got {self.divergence!r}")
 
 
 # --- hints and correctness ------------------------------------------------------------------------
@@ -201,30 +209,43 @@ class MOPDLoss:
         return out
 
     def teacher_logps(self, rollouts: Sequence[Rollout], width: int, device: Any,
-                      student_batch: Batch | None = None, shard_like: Any = None) -> torch.Tensor:
+                      student_batch: Batch | None = None, shard_like: Any = None, *,
+                      distributions: bool = False) -> torch.Tensor:
         """(B, width) teacher log-probabilities of the sampled tokens, right-aligned like the student's, at the
         sampling temperature like the student's: the tempered reverse KL is smallest when the student's logits are
         the teacher's, so the student learns the teacher's own distribution (a teacher at 1 against a student at
-        T would train the student's logits to T times the teacher's)."""
+        T would train the student's logits to T times the teacher's). `distributions`: the teacher's whole
+        next-token distributions instead, (B, width, V), at the same temperature."""
         import torch
 
-        out = torch.zeros(len(rollouts), width, device=device)
+        temperature = self.config.sampling.temperature
+        parts = []
         with torch.inference_mode():  # a frozen teacher: no autograd bookkeeping at all, not even version counters
             for part in self.teacher_batches(rollouts, device, student_batch, shard_like):
                 model, _ = self.teacher(part.domain, device, shard_like)
                 part_width, _, _ = completion_view(part.batch)
-                logp = token_logprobs(model, part.batch, temperature=self.config.sampling.temperature)[:, -part_width:]
-                if part.rows:
-                    out[list(part.rows), width - part_width:] = logp.to(device)
+                scores = (token_log_distributions(model, part.batch, part_width, temperature=temperature)
+                          if distributions else
+                          token_logprobs(model, part.batch, temperature=temperature)[:, -part_width:])
+                parts.append((part.rows, part_width, scores))
+        out = torch.zeros(len(rollouts), width, *parts[0][2].shape[2:], device=device)
+        for rows, part_width, scores in parts:
+            if rows:
+                out[list(rows), width - part_width:] = scores.to(device)
         return out
 
     def loss(self, model: Any, rollouts: Sequence[Rollout]) -> tuple[torch.Tensor, dict[str, float]]:
         import torch
 
         config = self.config
-        scored = score_rollouts(model, self.processor, rollouts, temperature=config.sampling.temperature)
+        full = MOPD_DIVERGENCES[config.divergence].distributions
+        scored = score_rollouts(model, self.processor, rollouts, temperature=config.sampling.temperature,
+                                distributions=full)
         device = scored.logp.device
-        teacher = self.teacher_logps(rollouts, scored.width, device, scored.batch, model)
+        teacher_scores = self.teacher_logps(rollouts, scored.width, device, scored.batch, model, distributions=full)
+        teacher_dist = teacher_scores if full else None
+        teacher = (teacher_scores.gather(-1, scored.batch.input_ids[:, -scored.width:].unsqueeze(-1)).squeeze(-1)
+                   if full else teacher_scores)
         correctness = [action_correctness(r.text, r.sample.reference) for r in rollouts]
         weights = (action_aware_weights(scored.completion_spans(), correctness, config.action_weights).to(device)
                    if config.action_aware else None)
@@ -234,7 +255,8 @@ class MOPDLoss:
                                    if r.sample.reference is not None else 0.0 for r in rollouts])
             outcome = group_advantages(totals, config.sampling.k).to(device)
         loss = mopd_loss(scored.logp, teacher, scored.sampler_logp, scored.mask, weights, outcome, config.alpha,
-                         config.eps_low, config.eps_high)
+                         config.eps_low, config.eps_high, divergence=config.divergence,
+                         student_log_dist=scored.log_dist, teacher_log_dist=teacher_dist)
         with torch.no_grad():
             ratio = torch.exp(scored.logp - scored.sampler_logp)
             dropped = ((ratio < config.eps_low) | (ratio > config.eps_high)) & scored.mask
@@ -247,6 +269,8 @@ class MOPDLoss:
                 "weighted_tokens": float(((weights > 0) & scored.mask).sum() / tokens) if weights is not None else 1.0,
                 "completion_tokens": float(scored.mask.sum(dim=1).float().mean()),
             }
+            if full:  # the exact KL the loss takes, beside the one-token estimate above
+                metrics["full_kl"] = float(sequence_mean(full_reverse_kl(scored.log_dist, teacher_dist), scored.mask))
             metrics |= {kind.value: sum(c is kind for c in correctness) / len(correctness)
                         for kind in ActionCorrectness}
         return loss, metrics

@@ -29,7 +29,7 @@ from uivenus.agent.policies.transformers_local import completion_length, stop_id
 from uivenus.train.collate import Batch, collate, join_rows
 from uivenus.train.encode import IGNORE_INDEX, PromptInputs, chat_template_kwargs, encode_completion, encode_prompt
 from uivenus.train.samples import ChatSample
-from uivenus.train.trainer import token_logprobs
+from uivenus.train.trainer import token_log_distributions, token_logprobs
 
 if TYPE_CHECKING:
     import torch
@@ -378,7 +378,7 @@ def right_aligned(rows: Sequence[torch.Tensor | None], fallback: torch.Tensor) -
 class ScoredRollouts:
     """Rollouts laid out for a loss: the left-padded batch, its completion view (B, width), the trainer's
     log-probabilities of the sampled tokens (with gradients) and the sampler's (the trainer's, detached, where the
-    sampler gave none)."""
+    sampler gave none); `log_dist`, the trainer's whole next-token distributions (B, width, V), when asked for."""
 
     rollouts: tuple[Rollout, ...]
     batch: Batch
@@ -386,20 +386,24 @@ class ScoredRollouts:
     mask: torch.Tensor
     logp: torch.Tensor
     sampler_logp: torch.Tensor
+    log_dist: torch.Tensor | None = None
 
     def completion_spans(self) -> Any:
         """The span masks (think, action, type, parameters) over the completion view."""
         return self.batch.spans.map(lambda mask: mask[:, -self.width:])
 
 
-def score_rollouts(model: Any, processor: Any, rollouts: Sequence[Rollout], *,
-                   temperature: float = 1.0) -> ScoredRollouts:
+def score_rollouts(model: Any, processor: Any, rollouts: Sequence[Rollout], *, temperature: float = 1.0,
+                   distributions: bool = False) -> ScoredRollouts:
     """Encode `rollouts` for `model` (on its device) and take its log-probabilities of the sampled tokens at the
     sampling `temperature`: the sampler's are those of the tempered distribution, and an importance ratio or clip
-    compares like with like only when the trainer's are too (as verl's actor does with the rollout temperature)."""
+    compares like with like only when the trainer's are too (as verl's actor does with the rollout temperature).
+    `distributions` keeps the whole tempered next-token distributions too, from the same forward pass."""
     device = next(model.parameters()).device
     batch = encode_rollouts(processor, rollouts).to(device)
-    width, _, mask = completion_view(batch)
-    logp = token_logprobs(model, batch, temperature=temperature)[:, -width:]
+    width, ids, mask = completion_view(batch)
+    log_dist = token_log_distributions(model, batch, width, temperature=temperature) if distributions else None
+    logp = (log_dist.gather(-1, ids.unsqueeze(-1)).squeeze(-1) if log_dist is not None
+            else token_logprobs(model, batch, temperature=temperature)[:, -width:])
     sampler = right_aligned([r.sampler_logp for r in rollouts], logp)
-    return ScoredRollouts(tuple(rollouts), batch, width, mask, logp, sampler)
+    return ScoredRollouts(tuple(rollouts), batch, width, mask, logp, sampler, log_dist)

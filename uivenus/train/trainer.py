@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     import torch
 
 __all__ = ["BatchStream", "EvalContext", "EvalHook", "LossFn", "TrainConfig", "Trainer", "TrainError",
-           "load_model", "loss_eval_hook", "stage_main", "stream_for", "token_logprobs"]
+           "load_model", "loss_eval_hook", "stage_main", "stream_for", "token_log_distributions", "token_logprobs"]
 
 CHECKPOINTS = "checkpoints"
 LATEST = "latest"  # file in out_dir naming the newest complete checkpoint
@@ -196,6 +196,15 @@ def token_logprobs(model: Any, batch: Batch, *, temperature: float = 1.0) -> tor
     picked = -F.cross_entropy(logits.transpose(1, 2), targets, reduction="none")
     out[:, positions + 1] = picked
     return out * labelled
+
+
+def token_log_distributions(model: Any, batch: Batch, width: int, *, temperature: float = 1.0) -> torch.Tensor:
+    """log π(· | tokens before t) over the whole vocabulary for each of the last `width` positions t ([B, width, V],
+    0 where t is not labelled), at `temperature`: what an exact per-token divergence needs on a left-padded rollout
+    batch (`sampling.completion_view`), whose replies all end in those columns. B × width × V floats."""
+    labelled = (batch.labels != IGNORE_INDEX)[:, -width:]
+    logits = model(**batch.model_inputs(), logits_to_keep=width + 1, use_cache=False).logits[:, :-1].float()
+    return (logits / temperature).log_softmax(-1) * labelled.unsqueeze(-1)
 
 
 def loss_eval_hook(batches: Callable[[], Iterator[Batch]], name: str = "loss") -> EvalHook:
