@@ -369,12 +369,7 @@ class BrowserEnv(PageActions, EnvBase):
         """Wait (bounded by the action timeout) until the page defines `window.uivenus.setup()`. Polled over
         DevTools (`_run`): Playwright's `wait_for_function` first injects its 350 kB selector engine into every new
         document, which a collection worker paid on each episode's reset (issue 17)."""
-        deadline = time.monotonic() + self.config.action_timeout_s
-        while not _run(session, _JS_HAS_APP):
-            if time.monotonic() >= deadline:
-                return False
-            session.page.wait_for_timeout(20)
-        return True
+        return _poll(session, lambda: bool(_run(session, _JS_HAS_APP)), self.config.action_timeout_s)
 
     def _fresh_session(self) -> Session:
         """A new context and page (the last episode's context closed): nothing of an earlier episode in them."""
@@ -519,9 +514,10 @@ class BrowserEnv(PageActions, EnvBase):
         The common case — an action that starts nothing — costs one round trip to the page, which also
         gives the browser the moment it needs to report a navigation the action started.
         """
-        deadline = time.monotonic() + self.config.settle_timeout_s
         tab_coming = False
-        while True:
+
+        def settled() -> bool:
+            nonlocal tab_coming
             try:
                 check = _run(session, _JS_SETTLE)
             except PlaywrightError:
@@ -530,11 +526,9 @@ class BrowserEnv(PageActions, EnvBase):
                 check = None
             ready = check is not None and check["ready"] == "complete" and check["fonts"] == "loaded"
             tab_coming = (tab_coming or (check is not None and check["tabs"] > 0)) and not self._new_tabs
-            if ready and not session.traffic.busy and not tab_coming:
-                return True
-            if time.monotonic() >= deadline:
-                return False
-            session.page.wait_for_timeout(20)
+            return ready and not session.traffic.busy and not tab_coming
+
+        return _poll(session, settled, self.config.settle_timeout_s)
 
     # -- acting (Playwright thread) -----------------------------------------------------------------
 
@@ -586,6 +580,17 @@ class BrowserEnv(PageActions, EnvBase):
             info = {**info, HIT_ELEMENT: hit}
         return info, self._capture()
 
+
+
+def _poll(session: Session, done: Callable[[], bool], timeout_s: float) -> bool:
+    """Ask `done` until it says yes or `timeout_s` passes (False then), 20 ms apart on the page's own clock: the
+    common case, already done, costs the one check."""
+    deadline = time.monotonic() + timeout_s
+    while not done():
+        if time.monotonic() >= deadline:
+            return False
+        session.page.wait_for_timeout(20)
+    return True
 
 
 def _run(session: Session, script: PageScript, arg: Any = None) -> Any:
