@@ -21,7 +21,7 @@ import subprocess
 import sys
 import threading
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
@@ -35,13 +35,41 @@ from uivenus.envs.base import EnvCrashedError, SetupError
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 
+#: The features Playwright 1.65 switches off with a `--disable-features` of its own (HTTPS upgrades, the media
+#: router, optimization hints, paint holding, ...). Chromium reads only the last `--disable-features` of its command
+#: line and Playwright puts the caller's flags after its own, so a flag of ours naming only our feature switched all
+#: of these back on: ours repeats them (`merged_features`). tests/envs/test_chromium_args.py compares this list
+#: with the one the installed Playwright launches with.
+PLAYWRIGHT_DISABLED_FEATURES = (
+    "AvoidUnnecessaryBeforeUnloadCheckSync", "DestroyProfileOnBrowserClose", "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable", "LensOverlay", "MediaRouter", "PaintHolding", "ThirdPartyStoragePartitioning",
+    "AvoidCorsURLLoaderRestartOnRedirect", "TcpPortRandomizationWin", "OptimizationHints",
+    "NetworkTimeServiceQuerying", "AimEnabled", "PreconnectToSearch", "msForceBrowserSignIn",
+    "msEdgeUpdateLaunchServicesPreferredVersion",
+)
+_DISABLE_FEATURES = "--disable-features="
+
+
+def merged_features(args: Iterable[str]) -> tuple[str, ...]:
+    """`args` with Playwright's disabled features and every `--disable-features=` of `args` joined into one flag,
+    last (see `PLAYWRIGHT_DISABLED_FEATURES`): a caller's `--disable-features` adds to the list instead of
+    replacing it."""
+    features, rest = list(PLAYWRIGHT_DISABLED_FEATURES), []
+    for arg in args:
+        if arg.startswith(_DISABLE_FEATURES):
+            features += [name for name in arg[len(_DISABLE_FEATURES):].split(",") if name and name not in features]
+        else:
+            rest.append(arg)
+    return (*rest, _DISABLE_FEATURES + ",".join(features))
+
+
 #: Flags every launch uses: no GPU, no background traffic to Google, and no going back in history when a sideways
-#: wheel scroll runs past the page's edge. Not --no-sandbox: Playwright adds that itself unless it is launched with
-#: chromium_sandbox=True (`BrowserConfig.sandbox`).
-CHROMIUM_ARGS = (
+#: wheel scroll runs past the page's edge (with Playwright's disabled features: `merged_features`). Not
+#: --no-sandbox: Playwright adds that itself unless it is launched with chromium_sandbox=True (`BrowserConfig.sandbox`).
+CHROMIUM_ARGS = merged_features((
     "--disable-gpu", "--disable-background-networking", "--disable-component-update",
     "--no-first-run", "--disable-sync", "--disable-quic", "--disable-features=OverscrollHistoryNavigation",
-)
+))
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
 #: Seconds the env waits for a call to come back after killing the browser under it.
 KILL_GRACE_S = 5.0
@@ -169,7 +197,7 @@ class Chromium:
             log.info("Chromium runs without its sandbox: %s", sandbox_blocker() or "BrowserConfig.sandbox is False")
         self.browser = worker.playwright.chromium.launch(
             executable_path=executable, headless=True, chromium_sandbox=sandbox,
-            args=[*CHROMIUM_ARGS, *extra_args, marker],
+            args=[*merged_features((*CHROMIUM_ARGS, *extra_args)), marker],
             timeout=timeout_s * 1000,
         )
         self.pid = _find_process(marker)
