@@ -65,7 +65,7 @@ class BrowserConfig:
     launch_schemes: tuple[str, ...] = ("http", "https")  # what Launch(url) may open (never javascript:)
     hosts: HostPolicy = HostPolicy()  # which hosts Launch(url) may open besides the task's (default: no local ones)
     sandbox: bool | None = None  # Chromium's sandbox; None: on wherever it can work (not root, user namespaces)
-    extra_args: tuple[str, ...] = ()  # more Chromium flags; a --disable-features adds to the env's list (merged_features)
+    extra_args: tuple[str, ...] = ()  # more Chromium flags; a --disable-features adds to the list (merged_features)
     # reset reuses the last episode's tab when it is the only one and still on the new task's site (web storage,
     # cookies, site data and history wiped; `BrowserEnv._reused`): no renderer process to start per episode (on
     # in every sandbox env `make_env` builds, and in the safety suite's)
