@@ -16,7 +16,9 @@ wall time (and by the episodes: CPU-s per episode, start-up included), `passed` 
 (a change that makes collection cheaper must not change it), and `load` the machine's 1-minute load average when
 the configuration started: on a shared machine the rates move with the other users' load, so compare the ratios
 of one round. Targets (issue 17): 2 workers >= 1.7x one worker; Ray within 15% of the process pool with as many
-workers.
+workers. Each round also measures, before and after its configurations, how this machine scales a CPU-bound job
+from one core to two (`bench/machine.py`; 2.0 on an ideal machine, 1.4–2.1 on a shared VM) and prints the 2-worker
+ratio beside it: the ratio cannot exceed what the cores themselves give.
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ from uivenus.tasks.phrasing import compose, phrase_call
 from uivenus.tasks.spec import SynthTask, TaskKind
 from uivenus.tasks.synthesis import build_task
 
-from targets import against  # bench/, the script's own folder
+from machine import compute_scaling  # bench/, the script's own folder
+from targets import against
 
 #: Issue 17: episodes per minute of 2 workers over 1, and of Ray over the process pool with as many workers.
 TARGET_SCALING = 1.7
@@ -128,6 +131,7 @@ def main() -> None:
     todo = tasks(args.episodes)
     for number in range(1, args.rounds + 1):
         steady: dict[tuple[str, int], float] = {}
+        machine = [compute_scaling()]
         for name, workers in configs:
             r = collect(name, workers, todo)
             steady[(name, workers)] = r["steady"]
@@ -135,16 +139,20 @@ def main() -> None:
                   f"episodes after start-up), wall {r['wall_rate']:5.1f} ({args.episodes} in {r['wall']:.1f} s, "
                   f"start-up {r['startup']:.1f} s, {r['workers_used']} workers ran); {r['passed']} passed; cores "
                   f"{r['cores']:.2f} ({r['cpu_per_episode']:.2f} CPU-s per episode), load {r['load']:.1f}", flush=True)
-        _ratios(number, steady)
+        machine.append(compute_scaling())
+        _ratios(number, steady, sum(machine) / len(machine))
 
 
-def _ratios(number: int, steady: dict[tuple[str, int], float]) -> None:
+def _ratios(number: int, steady: dict[tuple[str, int], float], machine: float) -> None:
+    print(f"round {number}: this machine, two CPU-bound jobs on two cores / one on one core: {machine:.3f}")
     one = steady.get(("process", 1))
     for workers in (2, 4):
         if one and ("process", workers) in steady:
             ratio = steady[("process", workers)] / one
             print(f"round {number}: {workers} workers / 1 worker (steady): "
                   + (against(ratio, TARGET_SCALING, at_least=True) if workers == 2 else f"{ratio:.3f}"))
+            if workers == 2:
+                print(f"round {number}: 2 workers / 1 worker over the machine's own 2 / 1: {ratio / machine:.3f}")
     for workers in sorted({w for name, w in steady if name == "ray"}):
         pool = steady.get(("process", workers))
         if pool:
