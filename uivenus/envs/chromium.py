@@ -38,8 +38,8 @@ log = logging.getLogger(__name__)
 #: The features Playwright 1.65 switches off with a `--disable-features` of its own (HTTPS upgrades, the media
 #: router, optimization hints, paint holding, ...). Chromium reads only the last `--disable-features` of its command
 #: line and Playwright puts the caller's flags after its own, so a flag of ours naming only our feature switched all
-#: of these back on: ours repeats them (`merged_features`). tests/envs/test_chromium_args.py compares this list
-#: with the one the installed Playwright launches with.
+#: of these back on: ours repeats them (`merged_features`). tests/envs/test_chromium_args.py checks that this list
+#: covers the one the installed Playwright launches with (pinned below 1.66 in pyproject.toml until a newer one is).
 PLAYWRIGHT_DISABLED_FEATURES = (
     "AvoidUnnecessaryBeforeUnloadCheckSync", "DestroyProfileOnBrowserClose", "HttpsUpgrades",
     "HttpsFirstBalancedModeAutoEnable", "LensOverlay", "MediaRouter", "PaintHolding", "ThirdPartyStoragePartitioning",
